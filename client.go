@@ -1,0 +1,261 @@
+// Package itick is a typed client for iTick's market-data REST service:
+// order-book depth, quotes and K-line candles for stocks, crypto, forex,
+// futures, funds and indices, plus stock splits and news.
+//
+// A Client validates input before sending anything, splits batch calls into
+// chunks the plan allows and runs them concurrently, paces every attempt on
+// a rate limiter, retries what is worth retrying, and reports failures as
+// errors that match ErrUnauthorized, ErrRateLimited and the other sentinels.
+// It is safe for concurrent use.
+package itick
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync/atomic"
+
+	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/d19c4e34/itick/internal/transport"
+)
+
+// DefaultBaseURL is the service's public address.
+const DefaultBaseURL = "https://api.itick.org"
+
+// Version is the SDK's version, sent in the User-Agent.
+const Version = "0.1.0"
+
+// Client talks to the service. Create one with NewClient and share it.
+type Client struct {
+	Stock   *StockService
+	Crypto  *CryptoService
+	Forex   *ForexService
+	Future  *FutureService
+	Fund    *FundService
+	Indices *IndicesService
+	News    *NewsService
+
+	baseURL     *url.URL
+	rc          *retryablehttp.Client
+	attempt     *transport.Attempt
+	plan        Plan
+	batchSize   int
+	concurrency int
+	userAgent   string
+}
+
+// NewClient returns a client that sends token with every request. An empty
+// token or a bad option is an error matching ErrInvalidArgument.
+func NewClient(token string, opts ...Option) (*Client, error) {
+	token = strings.TrimSpace(token)
+	if token == "" {
+		return nil, invalidArg("token is empty")
+	}
+	if strings.ContainsFunc(token, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return nil, invalidArg("token contains a control character")
+	}
+	s := defaultSettings()
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, invalidArg("option %d is nil", i)
+		}
+		if err := opt(s); err != nil {
+			return nil, err
+		}
+	}
+	return newClient(token, s), nil
+}
+
+// NewClientFromEnv reads ITICK_TOKEN, ITICK_BASE_URL and ITICK_PLAN (a plan
+// name such as "premium"); options given here win over the environment.
+func NewClientFromEnv(opts ...Option) (*Client, error) {
+	token := os.Getenv("ITICK_TOKEN")
+	if strings.TrimSpace(token) == "" {
+		return nil, invalidArg("ITICK_TOKEN is not set")
+	}
+	var env []Option
+	if v := os.Getenv("ITICK_BASE_URL"); v != "" {
+		env = append(env, WithBaseURL(v))
+	}
+	if v := os.Getenv("ITICK_PLAN"); v != "" {
+		p, err := ParsePlan(v)
+		if err != nil {
+			return nil, fmt.Errorf("ITICK_PLAN: %w", err)
+		}
+		env = append(env, WithPlan(p))
+	}
+	return NewClient(token, append(env, opts...)...)
+}
+
+func newClient(token string, s *settings) *Client {
+	c := &Client{
+		baseURL:     s.baseURL,
+		plan:        s.plan,
+		batchSize:   s.batchSize,
+		concurrency: s.concurrency,
+		userAgent:   "itick-go/" + Version,
+	}
+	if c.batchSize == 0 {
+		c.batchSize = s.plan.BatchSize()
+	}
+	if s.userAgent != "" {
+		c.userAgent = s.userAgent + " " + c.userAgent
+	}
+	limiter := s.limiter
+	if !s.limiterSet {
+		limiter = s.plan.limiter()
+	}
+
+	base := s.httpClient
+	if base == nil {
+		base = &http.Client{Timeout: DefaultTimeout}
+	}
+	rt := base.Transport
+	if rt == nil {
+		rt = defaultTransport()
+	}
+	c.attempt = &transport.Attempt{
+		Base:    rt,
+		Host:    s.baseURL.Host,
+		Token:   token,
+		MaxBody: s.maxBody,
+		Logger:  s.logger,
+	}
+	if limiter != nil {
+		c.attempt.Limiter = limiter
+	}
+	hc := &http.Client{
+		Transport:     c.attempt,
+		CheckRedirect: base.CheckRedirect,
+		Jar:           base.Jar,
+		Timeout:       base.Timeout,
+	}
+	c.rc = transport.New(transport.Config{
+		HTTPClient: hc,
+		Retries:    s.retries,
+		MinBackoff: s.minBackoff,
+		MaxBackoff: s.maxBackoff,
+	})
+
+	c.Stock = &StockService{market{c, "stock"}}
+	c.Crypto = &CryptoService{market{c, "crypto"}}
+	c.Forex = &ForexService{market{c, "forex"}}
+	c.Future = &FutureService{market{c, "future"}}
+	c.Fund = &FundService{market{c, "fund"}}
+	c.Indices = &IndicesService{market{c, "indices"}}
+	c.News = &NewsService{c}
+	return c
+}
+
+// defaultTransport is http.DefaultTransport with room to keep a connection
+// idle for every chunk in flight.
+func defaultTransport() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 100
+	t.MaxIdleConnsPerHost = 32
+	return t
+}
+
+// String describes the client without its token.
+func (c *Client) String() string {
+	return fmt.Sprintf("itick.Client{BaseURL: %q, Plan: %s, BatchSize: %d, Concurrency: %d}",
+		c.baseURL.String(), c.plan, c.batchSize, c.concurrency)
+}
+
+// GoString is String, so %#v keeps the token out too.
+func (c *Client) GoString() string { return c.String() }
+
+// Format prints String for every verb, so no verb reaches the token.
+func (c *Client) Format(f fmt.State, _ rune) { fmt.Fprint(f, c.String()) }
+
+// BaseURL returns the address requests go to.
+func (c *Client) BaseURL() string { return c.baseURL.String() }
+
+// BatchSize returns how many codes one request carries.
+func (c *Client) BatchSize() int { return c.batchSize }
+
+// get sends one GET and decodes the envelope's data into out. Service
+// errors come back as *APIError unwrapped; transport errors are wrapped
+// with the path.
+func (c *Client) get(ctx context.Context, path string, q url.Values, out any) error {
+	u := *c.baseURL
+	u.Path = c.baseURL.Path + path
+	u.RawQuery = q.Encode()
+
+	var attempts atomic.Int32
+	ctx = transport.WithAttemptCounter(ctx, &attempts)
+	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return fmt.Errorf("itick: GET %s: %w", path, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+
+	resp, err := c.rc.Do(req)
+	if resp != nil && resp.Body != nil {
+		defer resp.Body.Close()
+	}
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil && resp != nil {
+			return fmt.Errorf("itick: GET %s: %w", path, ctxErr)
+		}
+		return fmt.Errorf("itick: GET %s: %w", path, c.redactErr(err))
+	}
+	body, _ := readAll(resp)
+	data, err := parseEnvelope(path, resp.StatusCode, resp.Header, body, c.redact)
+	if err != nil {
+		return err
+	}
+	if err := decodeData(data, out); err != nil {
+		return &APIError{StatusCode: resp.StatusCode, Path: path,
+			Message: c.redact(fmt.Sprintf("cannot decode data: %v", err))}
+	}
+	return nil
+}
+
+// redact removes the token from text that came from elsewhere, in case a
+// server or proxy echoes it back.
+func (c *Client) redact(s string) string {
+	if c.attempt.Token == "" || !strings.Contains(s, c.attempt.Token) {
+		return s
+	}
+	return strings.ReplaceAll(s, c.attempt.Token, "[redacted]")
+}
+
+func (c *Client) redactErr(err error) error {
+	if msg := err.Error(); strings.Contains(msg, c.attempt.Token) {
+		return redactedError{msg: c.redact(msg), err: err}
+	}
+	return err
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e redactedError) Error() string { return e.msg }
+func (e redactedError) Unwrap() error { return e.err }
+
+// readAll returns a body the transport has already buffered.
+func readAll(resp *http.Response) ([]byte, error) {
+	if b, ok := resp.Body.(interface{ Bytes() []byte }); ok {
+		return b.Bytes(), nil
+	}
+	return io.ReadAll(resp.Body)
+}
+
+// query starts the query string every market endpoint takes.
+func query(region Region, kv ...string) url.Values {
+	q := make(url.Values, 2+len(kv)/2)
+	q.Set("region", string(region))
+	for i := 0; i+1 < len(kv); i += 2 {
+		q.Set(kv[i], kv[i+1])
+	}
+	return q
+}

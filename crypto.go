@@ -1,0 +1,27 @@
+package itick
+
+import "context"
+
+// CryptoService serves crypto pair market data.
+type CryptoService struct{ m market }
+
+// Depth returns the order book of one pair (up to 5 levels a side).
+func (s *CryptoService) Depth(ctx context.Context, region Region, code string) (*DepthBook, error) {
+	return s.m.depth(ctx, region, code)
+}
+
+// Depths returns the order books of many pairs, keyed by code.
+func (s *CryptoService) Depths(ctx context.Context, region Region, codes []string) (map[string]DepthBook, error) {
+	return s.m.depths(ctx, region, codes)
+}
+
+// Quotes returns real-time quotes of many pairs, keyed by code. Crypto
+// quotes carry no PrevClose, Change or ChangePercent.
+func (s *CryptoService) Quotes(ctx context.Context, region Region, codes []string) (map[string]Quote, error) {
+	return s.m.quotes(ctx, region, codes)
+}
+
+// Klines returns up to limit candles per pair, oldest first, keyed by code.
+func (s *CryptoService) Klines(ctx context.Context, region Region, codes []string, interval Interval, limit int, opts ...KlineOption) (map[string][]Kline, error) {
+	return s.m.klines(ctx, region, codes, interval, limit, opts)
+}

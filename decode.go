@@ -1,0 +1,205 @@
+package itick
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+)
+
+// decodeData is the single path from a response's data to the SDK's types.
+// Every service goes through it, so a faster decoder can replace it here.
+func decodeData(raw []byte, out any) error {
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil
+	}
+	return json.Unmarshal(raw, out)
+}
+
+// The scalar types below decode what the service is seen to send where a
+// number, string, boolean or time is declared: numbers as JSON strings,
+// integers where floats are declared, strings where numbers are declared,
+// and null for anything. They marshal back to the plain declared form.
+
+// num is a float64 that also arrives as a quoted number, "" or null.
+type num float64
+
+func (n *num) UnmarshalJSON(b []byte) error {
+	f, err := parseNumber(b)
+	*n = num(f)
+	return err
+}
+
+func (n num) MarshalJSON() ([]byte, error) {
+	return strconv.AppendFloat(nil, float64(n), 'g', -1, 64), nil
+}
+
+// integer is an int that also arrives as a quoted or integral float number.
+type integer int
+
+func (n *integer) UnmarshalJSON(b []byte) error {
+	f, err := parseNumber(b)
+	if err != nil {
+		return err
+	}
+	if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return fmt.Errorf("itick: %s is not an integer", b)
+	}
+	*n = integer(f)
+	return nil
+}
+
+func (n integer) MarshalJSON() ([]byte, error) {
+	return strconv.AppendInt(nil, int64(n), 10), nil
+}
+
+// str is a string that also arrives as a bare number (a code like 700).
+type str string
+
+func (s *str) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0 || string(b) == "null":
+		*s = ""
+		return nil
+	case b[0] == '"':
+		var v string
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		*s = str(v)
+		return nil
+	case b[0] == '-' || (b[0] >= '0' && b[0] <= '9'):
+		if _, err := parseNumber(b); err != nil {
+			return err
+		}
+		*s = str(b)
+		return nil
+	}
+	return fmt.Errorf("itick: %.20s is not a string", b)
+}
+
+func (s str) MarshalJSON() ([]byte, error) { return json.Marshal(string(s)) }
+
+// boolean is a bool that also arrives as "true"/"false", 0/1 or null.
+type boolean bool
+
+func (v *boolean) UnmarshalJSON(b []byte) error {
+	switch string(bytes.TrimSpace(b)) {
+	case "true", `"true"`, "1", `"1"`:
+		*v = true
+	case "false", `"false"`, "0", `"0"`, "null", `""`:
+		*v = false
+	default:
+		return fmt.Errorf("itick: %.20s is not a boolean", b)
+	}
+	return nil
+}
+
+func (v boolean) MarshalJSON() ([]byte, error) { return strconv.AppendBool(nil, bool(v)), nil }
+
+// Timestamps beyond year 9999 are refused rather than wrapped.
+const (
+	maxUnixSeconds = 253402300799
+	maxUnixMillis  = maxUnixSeconds*1000 + 999
+)
+
+// millis is a time sent as Unix milliseconds; 0 or null is the zero Time.
+type millis time.Time
+
+func (t *millis) UnmarshalJSON(b []byte) error {
+	f, err := parseNumber(b)
+	if err != nil {
+		return err
+	}
+	if math.Abs(f) > maxUnixMillis {
+		return fmt.Errorf("itick: timestamp %s out of range", b)
+	}
+	if f == 0 {
+		*t = millis{}
+		return nil
+	}
+	*t = millis(time.UnixMilli(int64(math.Floor(f))).UTC())
+	return nil
+}
+
+func (t millis) MarshalJSON() ([]byte, error) {
+	tt := time.Time(t)
+	if tt.IsZero() {
+		return []byte("0"), nil
+	}
+	return strconv.AppendInt(nil, tt.UnixMilli(), 10), nil
+}
+
+// seconds is a time sent as Unix seconds, as a number or a string.
+type seconds time.Time
+
+func (t *seconds) UnmarshalJSON(b []byte) error {
+	f, err := parseNumber(b)
+	if err != nil {
+		return err
+	}
+	if math.Abs(f) > maxUnixSeconds {
+		return fmt.Errorf("itick: timestamp %s out of range", b)
+	}
+	if f == 0 {
+		*t = seconds{}
+		return nil
+	}
+	*t = seconds(time.Unix(int64(math.Floor(f)), 0).UTC())
+	return nil
+}
+
+func (t seconds) MarshalJSON() ([]byte, error) {
+	tt := time.Time(t)
+	if tt.IsZero() {
+		return []byte("0"), nil
+	}
+	return strconv.AppendInt(nil, tt.Unix(), 10), nil
+}
+
+// parseNumber reads a JSON number, a quoted number, "" or null (both 0).
+// NaN and infinities are refused: they cannot be encoded back.
+func parseNumber(b []byte) (float64, error) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || string(b) == "null" {
+		return 0, nil
+	}
+	if b[0] == '"' {
+		if len(b) < 2 || b[len(b)-1] != '"' {
+			return 0, fmt.Errorf("itick: %.20s is not a number", b)
+		}
+		b = bytes.TrimSpace(b[1 : len(b)-1])
+		if len(b) == 0 {
+			return 0, nil
+		}
+	}
+	if !isNumberLiteral(b) {
+		return 0, fmt.Errorf("itick: %.20q is not a number", b)
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("itick: %.20q is not a finite number", b)
+	}
+	return f, nil
+}
+
+// isNumberLiteral accepts the characters of a JSON number, so that strconv's
+// extras (NaN, Inf, hex, underscores) are not taken as numbers.
+func isNumberLiteral(b []byte) bool {
+	for i, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+		case c == '-' || c == '+':
+			if i != 0 && b[i-1] != 'e' && b[i-1] != 'E' {
+				return false
+			}
+		case c == '.' || c == 'e' || c == 'E':
+		default:
+			return false
+		}
+	}
+	return len(b) > 0
+}

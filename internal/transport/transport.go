@@ -1,0 +1,192 @@
+// Package transport is the HTTP layer under the itick client: one attempt
+// waits on the rate limiter, carries the credentials, reads its body within a
+// bound, and logs one line; go-retryablehttp repeats attempts under the
+// retry policy in retry.go.
+package transport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ErrBodyTooLarge reports a response body over the configured bound. It is
+// never retried: the next attempt would be just as large.
+var ErrBodyTooLarge = errors.New("itick: response body exceeds the size bound")
+
+// Limiter paces attempts; *rate.Limiter satisfies it.
+type Limiter interface {
+	Wait(ctx context.Context) error
+}
+
+// Attempt is the RoundTripper every attempt goes through. It holds the token
+// and adds it only to requests for the configured host, so a redirect to
+// another host never carries it.
+type Attempt struct {
+	Base     http.RoundTripper
+	Limiter  Limiter // nil: no client-side pacing
+	Host     string  // host:port that may receive the token
+	Token    string
+	MaxBody  int64
+	Logger   *slog.Logger // nil: silent
+	bufPool  sync.Pool
+	attempts atomic.Int64
+}
+
+// String keeps the token out of any printed form of the transport.
+func (a *Attempt) String() string { return "itick.transport" }
+
+// GoString keeps the token out of %#v.
+func (a *Attempt) GoString() string { return "itick.transport" }
+
+// Attempts is how many attempts have gone through this transport.
+func (a *Attempt) Attempts() int64 { return a.attempts.Load() }
+
+type attemptKey struct{}
+
+// WithAttemptCounter returns a context under which each attempt increments n,
+// so the log line can say which attempt of a call it was.
+func WithAttemptCounter(ctx context.Context, n *atomic.Int32) context.Context {
+	return context.WithValue(ctx, attemptKey{}, n)
+}
+
+// RoundTrip implements http.RoundTripper.
+func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	if err := a.wait(ctx); err != nil {
+		return nil, err
+	}
+	attempt := 0
+	if n, ok := ctx.Value(attemptKey{}).(*atomic.Int32); ok {
+		attempt = int(n.Add(1))
+	}
+	a.attempts.Add(1)
+
+	out := req.Clone(ctx)
+	if a.Token != "" && req.URL.Host == a.Host {
+		out.Header.Set("token", a.Token)
+	} else {
+		out.Header.Del("token")
+	}
+
+	start := time.Now()
+	resp, err := a.Base.RoundTrip(out)
+	if err == nil {
+		err = a.buffer(resp)
+	}
+	a.log(ctx, req, attempt, resp, err, time.Since(start))
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// wait blocks on the limiter. A limiter that refuses because its wait would
+// pass the context's deadline reports context.DeadlineExceeded, so callers
+// can match it like any other deadline.
+func (a *Attempt) wait(ctx context.Context) error {
+	if a.Limiter == nil {
+		return ctx.Err()
+	}
+	err := a.Limiter.Wait(ctx)
+	if err == nil {
+		return nil
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("itick: waiting for the rate limiter: %w", ctxErr)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("itick: waiting for the rate limiter: %w", err)
+	}
+	if _, ok := ctx.Deadline(); ok {
+		return fmt.Errorf("itick: rate limiter: %v: %w", err, context.DeadlineExceeded)
+	}
+	return fmt.Errorf("itick: rate limiter: %w", err)
+}
+
+// buffer reads the whole body inside the attempt, so a connection that dies
+// mid-body is a transport error the retry policy sees, and a body over the
+// bound is refused before it can exhaust memory.
+func (a *Attempt) buffer(resp *http.Response) error {
+	defer resp.Body.Close()
+	if a.MaxBody > 0 && resp.ContentLength > a.MaxBody {
+		return fmt.Errorf("%w: Content-Length %d > %d bytes", ErrBodyTooLarge, resp.ContentLength, a.MaxBody)
+	}
+	buf := a.getBuf()
+	var r io.Reader = resp.Body
+	if a.MaxBody > 0 {
+		r = io.LimitReader(resp.Body, a.MaxBody+1)
+	}
+	if resp.ContentLength > 0 {
+		buf.Grow(int(resp.ContentLength))
+	}
+	_, err := buf.ReadFrom(r)
+	if err != nil {
+		a.putBuf(buf)
+		return fmt.Errorf("itick: reading response body: %w", err)
+	}
+	if a.MaxBody > 0 && int64(buf.Len()) > a.MaxBody {
+		a.putBuf(buf)
+		return fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, a.MaxBody)
+	}
+	body := bytes.Clone(buf.Bytes())
+	a.putBuf(buf)
+	resp.Body = &Body{Reader: bytes.NewReader(body), b: body}
+	resp.ContentLength = int64(len(body))
+	return nil
+}
+
+// Body is a response body already read into memory.
+type Body struct {
+	*bytes.Reader
+	b []byte
+}
+
+// Bytes returns the whole body without copying it.
+func (b *Body) Bytes() []byte { return b.b }
+
+// Close implements io.Closer.
+func (b *Body) Close() error { return nil }
+
+const maxPooledBuf = 1 << 20
+
+func (a *Attempt) getBuf() *bytes.Buffer {
+	if b, ok := a.bufPool.Get().(*bytes.Buffer); ok {
+		b.Reset()
+		return b
+	}
+	return new(bytes.Buffer)
+}
+
+func (a *Attempt) putBuf(b *bytes.Buffer) {
+	if b.Cap() <= maxPooledBuf {
+		a.bufPool.Put(b)
+	}
+}
+
+func (a *Attempt) log(ctx context.Context, req *http.Request, attempt int, resp *http.Response, err error, d time.Duration) {
+	if a.Logger == nil || !a.Logger.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("method", req.Method),
+		slog.String("path", req.URL.Path),
+		slog.String("query", req.URL.RawQuery),
+		slog.Int("attempt", attempt),
+		slog.Duration("duration", d),
+	}
+	if resp != nil {
+		attrs = append(attrs, slog.Int("status", resp.StatusCode), slog.Int64("bytes", resp.ContentLength))
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	a.Logger.LogAttrs(ctx, slog.LevelDebug, "itick request", attrs...)
+}

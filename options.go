@@ -1,0 +1,231 @@
+package itick
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Option configures a Client. Options apply in order and validate their
+// arguments: a bad one makes NewClient fail with ErrInvalidArgument.
+type Option func(*settings) error
+
+// Limiter paces requests. Every attempt, retries included, waits on it
+// first; it must return promptly once ctx ends. *rate.Limiter satisfies it.
+type Limiter interface {
+	Wait(ctx context.Context) error
+}
+
+// settings is what the options build before NewClient assembles a client.
+type settings struct {
+	baseURL     *url.URL
+	httpClient  *http.Client
+	plan        Plan
+	batchSize   int // 0: the plan's
+	limiter     Limiter
+	limiterSet  bool // WithRateLimit or WithLimiter was given
+	maxBody     int64
+	retries     int
+	minBackoff  time.Duration
+	maxBackoff  time.Duration
+	concurrency int
+	userAgent   string
+	logger      *slog.Logger
+}
+
+// Defaults of a new Client.
+const (
+	DefaultMaxResponseBytes = 64 << 20
+	DefaultRetries          = 3
+	DefaultMinBackoff       = 250 * time.Millisecond
+	DefaultMaxBackoff       = 8 * time.Second
+	DefaultConcurrency      = 4
+	// DefaultTimeout bounds one attempt when the client builds its own
+	// http.Client, so a silent server cannot hold a call forever.
+	DefaultTimeout = 30 * time.Second
+)
+
+func defaultSettings() *settings {
+	u, _ := url.Parse(DefaultBaseURL)
+	return &settings{
+		baseURL:     u,
+		plan:        PlanBase,
+		maxBody:     DefaultMaxResponseBytes,
+		retries:     DefaultRetries,
+		minBackoff:  DefaultMinBackoff,
+		maxBackoff:  DefaultMaxBackoff,
+		concurrency: DefaultConcurrency,
+	}
+}
+
+// WithBaseURL sets the service's address, for accounts given their own
+// host. It must be an absolute http or https URL; a path prefix is kept.
+func WithBaseURL(rawURL string) Option {
+	return func(s *settings) error {
+		u, err := parseBaseURL(rawURL)
+		if err != nil {
+			return err
+		}
+		s.baseURL = u
+		return nil
+	}
+}
+
+func parseBaseURL(rawURL string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil {
+		return nil, invalidArg("base URL %q: %v", rawURL, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, invalidArg("base URL %q: scheme must be http or https", rawURL)
+	}
+	if u.Host == "" {
+		return nil, invalidArg("base URL %q has no host", rawURL)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return nil, invalidArg("base URL %q must not carry a query, fragment or user info", rawURL)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u, nil
+}
+
+// WithHTTPClient sets the http.Client underneath the retries and the rate
+// limiter. Its Transport, Jar and Timeout are used; redirects to another
+// host never carry the token.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(s *settings) error {
+		if hc == nil {
+			return invalidArg("WithHTTPClient: nil *http.Client")
+		}
+		s.httpClient = hc
+		return nil
+	}
+}
+
+// WithPlan sets the plan, which gives the batch size and the default rate
+// limit. WithBatchSize, WithRateLimit and WithLimiter override it whatever
+// their order.
+func WithPlan(p Plan) Option {
+	return func(s *settings) error {
+		if !p.valid() {
+			return invalidArg("WithPlan: unknown plan %d", int(p))
+		}
+		s.plan = p
+		return nil
+	}
+}
+
+// WithBatchSize sets how many codes one request carries, overriding the plan.
+func WithBatchSize(n int) Option {
+	return func(s *settings) error {
+		if n < 1 {
+			return invalidArg("WithBatchSize: %d is below 1", n)
+		}
+		s.batchSize = n
+		return nil
+	}
+}
+
+// WithRateLimit paces requests at perSecond with the given burst. rate.Inf
+// switches client-side limiting off.
+func WithRateLimit(perSecond rate.Limit, burst int) Option {
+	return func(s *settings) error {
+		if perSecond == rate.Inf {
+			s.limiter, s.limiterSet = nil, true
+			return nil
+		}
+		if perSecond <= 0 {
+			return invalidArg("WithRateLimit: rate %v must be positive (rate.Inf for no limit)", float64(perSecond))
+		}
+		if burst < 1 {
+			return invalidArg("WithRateLimit: burst %d is below 1", burst)
+		}
+		s.limiter, s.limiterSet = rate.NewLimiter(perSecond, burst), true
+		return nil
+	}
+}
+
+// WithLimiter sets any limiter, such as one shared across processes.
+func WithLimiter(l Limiter) Option {
+	return func(s *settings) error {
+		if l == nil {
+			return invalidArg("WithLimiter: nil Limiter")
+		}
+		s.limiter, s.limiterSet = l, true
+		return nil
+	}
+}
+
+// WithMaxResponseBytes bounds a response body; a larger one is an error
+// (ErrResponseTooLarge) and is not retried.
+func WithMaxResponseBytes(n int64) Option {
+	return func(s *settings) error {
+		if n < 1 {
+			return invalidArg("WithMaxResponseBytes: %d is below 1", n)
+		}
+		s.maxBody = n
+		return nil
+	}
+}
+
+// WithRetries sets how many times a failed attempt is retried; 0 switches
+// retries off.
+func WithRetries(max int) Option {
+	return func(s *settings) error {
+		if max < 0 {
+			return invalidArg("WithRetries: %d is negative", max)
+		}
+		s.retries = max
+		return nil
+	}
+}
+
+// WithBackoff sets the bounds of the exponential, jittered wait between
+// retries. A Retry-After from the service is honoured even past max.
+func WithBackoff(min, max time.Duration) Option {
+	return func(s *settings) error {
+		if min < 0 || max < min {
+			return invalidArg("WithBackoff: need 0 <= min <= max, got min %s, max %s", min, max)
+		}
+		s.minBackoff, s.maxBackoff = min, max
+		return nil
+	}
+}
+
+// WithConcurrency sets how many chunks of one batch call are in flight at once.
+func WithConcurrency(n int) Option {
+	return func(s *settings) error {
+		if n < 1 {
+			return invalidArg("WithConcurrency: %d is below 1", n)
+		}
+		s.concurrency = n
+		return nil
+	}
+}
+
+// WithUserAgent puts ua in front of the SDK's own User-Agent product.
+func WithUserAgent(ua string) Option {
+	return func(s *settings) error {
+		ua = strings.TrimSpace(ua)
+		if ua == "" || strings.ContainsAny(ua, "\r\n") {
+			return invalidArg("WithUserAgent: %q is empty or spans lines", ua)
+		}
+		s.userAgent = ua
+		return nil
+	}
+}
+
+// WithLogger logs one debug line per attempt (method, path, query, attempt,
+// status, duration), never the token. nil switches logging off.
+func WithLogger(l *slog.Logger) Option {
+	return func(s *settings) error {
+		s.logger = l
+		return nil
+	}
+}
