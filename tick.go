@@ -1,0 +1,97 @@
+package itick
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+)
+
+// TradingStatus is a product's trading state, the ts field of quotes and ticks.
+type TradingStatus int
+
+// The trading states the service documents.
+const (
+	StatusNormal         TradingStatus = 0
+	StatusHalted         TradingStatus = 1
+	StatusDelisted       TradingStatus = 2
+	StatusCircuitBreaker TradingStatus = 3
+)
+
+// String returns the state's name, such as "halted".
+func (s TradingStatus) String() string {
+	switch s {
+	case StatusNormal:
+		return "normal"
+	case StatusHalted:
+		return "halted"
+	case StatusDelisted:
+		return "delisted"
+	case StatusCircuitBreaker:
+		return "circuit breaker"
+	}
+	return "TradingStatus(" + strconv.Itoa(int(s)) + ")"
+}
+
+// TradingStatus returns Status as a TradingStatus.
+func (q Quote) TradingStatus() TradingStatus { return TradingStatus(q.Status) }
+
+// TickSession is the session a stock trade happened in, the te field of ticks.
+type TickSession int
+
+// The sessions the service documents.
+const (
+	SessionRegular    TickSession = 0
+	SessionPreMarket  TickSession = 1
+	SessionAfterHours TickSession = 2
+)
+
+// String returns the session's name, such as "pre-market".
+func (s TickSession) String() string {
+	switch s {
+	case SessionRegular:
+		return "regular"
+	case SessionPreMarket:
+		return "pre-market"
+	case SessionAfterHours:
+		return "after-hours"
+	}
+	return "TickSession(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Tick is the latest trade of one product.
+type Tick struct {
+	Symbol   string        // s
+	Last     float64       // ld: trade price
+	Time     time.Time     // t, Unix ms, UTC
+	Volume   float64       // v: the trade's volume
+	Session  TickSession   // te (stocks only)
+	Turnover float64       // tu (crypto only)
+	Status   TradingStatus // ts (crypto only)
+}
+
+type tickWire struct {
+	S  str     `json:"s"`
+	Ld num     `json:"ld"`
+	T  millis  `json:"t"`
+	V  num     `json:"v"`
+	Te integer `json:"te"`
+	Tu num     `json:"tu"`
+	Ts integer `json:"ts"`
+}
+
+// UnmarshalJSON decodes the wire form, tolerating numbers sent as strings.
+func (t *Tick) UnmarshalJSON(b []byte) error {
+	var w tickWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*t = Tick{Symbol: string(w.S), Last: float64(w.Ld), Time: time.Time(w.T), Volume: float64(w.V),
+		Session: TickSession(w.Te), Turnover: float64(w.Tu), Status: TradingStatus(w.Ts)}
+	return nil
+}
+
+// MarshalJSON encodes the service's wire form.
+func (t Tick) MarshalJSON() ([]byte, error) {
+	return json.Marshal(tickWire{S: str(t.Symbol), Ld: num(t.Last), T: millis(t.Time), V: num(t.Volume),
+		Te: integer(t.Session), Tu: num(t.Turnover), Ts: integer(t.Status)})
+}
