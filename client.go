@@ -201,9 +201,6 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) er
 		defer resp.Body.Close()
 	}
 	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil && resp != nil {
-			return fmt.Errorf("itick: GET %s: %w", path, ctxErr)
-		}
 		return fmt.Errorf("itick: GET %s: %w", path, c.redactErr(err))
 	}
 	body, _ := readAll(resp)
