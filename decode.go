@@ -32,8 +32,14 @@ func (n *num) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// MarshalJSON writes n as encoding/json writes a float64: plain digits
+// between 1e-6 and 1e21, so whole numbers stay integers as the service sends them.
 func (n num) MarshalJSON() ([]byte, error) {
-	return strconv.AppendFloat(nil, float64(n), 'g', -1, 64), nil
+	f := float64(n)
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		return json.Marshal(f)
+	}
+	return strconv.AppendFloat(nil, f, 'f', -1, 64), nil
 }
 
 // integer is an int that also arrives as a quoted or integral float number.
