@@ -124,7 +124,9 @@ func marketCases() []xCase {
 	return []xCase{
 		// Singular quotes.
 		{"Stock.Quote", "/stock/quote", "stock_quote.json",
-			func(ctx context.Context, c *itick.Client) (any, error) { return c.Stock.Quote(ctx, itick.RegionHK, " 700 ") },
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.Quote(ctx, itick.RegionHK, " 700 ")
+			},
 			xq("region", "HK", "code", "700"),
 			&itick.Quote{Symbol: "700", Last: 616, Open: 608, PrevClose: 608, High: 616, Low: 601.5, Time: xms(1765526889000),
 				Volume: 17825495, Turnover: 10871536434.36, Change: 8, ChangePercent: 1.32}},
@@ -136,26 +138,36 @@ func marketCases() []xCase {
 			&itick.Quote{Symbol: "700", Last: 616, Open: 608, PrevClose: 608, High: 616, Low: 601.5, Time: xms(1765526889000),
 				Volume: 17825495, Turnover: 10871536434.36, Change: 8, ChangePercent: 1.32}},
 		{"Crypto.Quote", "/crypto/quote", "crypto_quote.json",
-			func(ctx context.Context, c *itick.Client) (any, error) { return c.Crypto.Quote(ctx, itick.RegionBA, "BTCUSDT") },
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Crypto.Quote(ctx, itick.RegionBA, "BTCUSDT")
+			},
 			xq("region", "BA", "code", "BTCUSDT"),
 			&itick.Quote{Symbol: "BTCUSDT", Last: 92311.5, Open: 90120, High: 92800, Low: 89955.1, Time: xms(1765526889123),
 				Volume: 18233.50412, Turnover: 1668341277.8}},
 		{"Forex.Quote", "/forex/quote", "forex_quote.json",
-			func(ctx context.Context, c *itick.Client) (any, error) { return c.Forex.Quote(ctx, itick.RegionGB, "EURUSD") },
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Forex.Quote(ctx, itick.RegionGB, "EURUSD")
+			},
 			xq("region", "GB", "code", "EURUSD"),
 			&itick.Quote{Symbol: "EURUSD", Last: 1.1641899999999999, Open: 1.16285, High: 1.16531, Low: 1.16102, Time: xms(1765526880000)}},
 		{"Indices.Quote", "/indices/quote", "indices_quote.json",
-			func(ctx context.Context, c *itick.Client) (any, error) { return c.Indices.Quote(ctx, itick.RegionGB, "SPX") },
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Indices.Quote(ctx, itick.RegionGB, "SPX")
+			},
 			xq("region", "GB", "code", "SPX"),
 			&itick.Quote{Symbol: "SPX", Last: 6812.63, Open: 6790.12, High: 6830, Low: 6781.4, Time: xms(1765526880000),
 				Volume: 2455617028, Turnover: 2.1e13}},
 		{"Future.Quote", "/future/quote", "future_quote.json",
-			func(ctx context.Context, c *itick.Client) (any, error) { return c.Future.Quote(ctx, itick.RegionUS, "NQ") },
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Future.Quote(ctx, itick.RegionUS, "NQ")
+			},
 			xq("region", "US", "code", "NQ"),
 			&itick.Quote{Symbol: "NQ", Last: 25612.25, Open: 25480, PrevClose: 25471.5, High: 25655.75, Low: 25430.25,
 				Time: xms(1765526887500), Volume: 412233, Change: 140.75, ChangePercent: 0.55}},
 		{"Fund.Quote", "/fund/quote", "fund_quote.json",
-			func(ctx context.Context, c *itick.Client) (any, error) { return c.Fund.Quote(ctx, itick.RegionUS, "QQQ") },
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Fund.Quote(ctx, itick.RegionUS, "QQQ")
+			},
 			xq("region", "US", "code", "QQQ"),
 			&itick.Quote{Symbol: "QQQ", Last: 613.42, Open: 610.05, PrevClose: 609.88, High: 614.3, Low: 608.91,
 				Time: xms(1765526889000), Volume: 41255310, Turnover: 25285109823.5, Change: 3.54, ChangePercent: 0.58}},
@@ -239,19 +251,27 @@ func marketCases() []xCase {
 
 		// Depth where it was missing.
 		{"Forex.Depth", "/forex/depth", "forex_depth.json",
-			func(ctx context.Context, c *itick.Client) (any, error) { return c.Forex.Depth(ctx, itick.RegionGB, "EURUSD") },
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Forex.Depth(ctx, itick.RegionGB, "EURUSD")
+			},
 			xq("region", "GB", "code", "EURUSD"),
 			&itick.DepthBook{Symbol: "EURUSD", Asks: []itick.DepthLevel{xlv(1, 1.16425, 0, 0)}, Bids: []itick.DepthLevel{xlv(1, 1.16413, 0, 0)}}},
 		{"Future.Depth", "/future/depth", "future_depth.json",
-			func(ctx context.Context, c *itick.Client) (any, error) { return c.Future.Depth(ctx, itick.RegionUS, "NQ") },
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Future.Depth(ctx, itick.RegionUS, "NQ")
+			},
 			xq("region", "US", "code", "NQ"),
 			&itick.DepthBook{Symbol: "NQ", Asks: []itick.DepthLevel{xlv(1, 25612.5, 4, 2)}, Bids: []itick.DepthLevel{xlv(1, 0, 0, 0)}}},
 		{"Fund.Depth", "/fund/depth", "fund_depth.json",
-			func(ctx context.Context, c *itick.Client) (any, error) { return c.Fund.Depth(ctx, itick.RegionUS, "QQQ") },
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Fund.Depth(ctx, itick.RegionUS, "QQQ")
+			},
 			xq("region", "US", "code", "QQQ"),
 			&itick.DepthBook{Symbol: "QQQ", Asks: []itick.DepthLevel{xlv(1, 0, 0, 0)}, Bids: []itick.DepthLevel{xlv(1, 0, 0, 0)}}},
 		{"Indices.Depth", "/indices/depth", "indices_depth.json",
-			func(ctx context.Context, c *itick.Client) (any, error) { return c.Indices.Depth(ctx, itick.RegionGB, "SPX") },
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Indices.Depth(ctx, itick.RegionGB, "SPX")
+			},
 			xq("region", "GB", "code", "SPX"),
 			&itick.DepthBook{Symbol: "SPX", Asks: []itick.DepthLevel{xlv(1, 6812.9, 0, 0)}, Bids: []itick.DepthLevel{xlv(1, 6812.3, 0, 0)}}},
 
@@ -272,7 +292,9 @@ func marketCases() []xCase {
 				"TSLA": {Symbol: "TSLA", Last: 446.9, Time: xms(1765526889730), Volume: 25, Session: itick.SessionAfterHours},
 			}},
 		{"Crypto.Tick", "/crypto/tick", "crypto_tick.json",
-			func(ctx context.Context, c *itick.Client) (any, error) { return c.Crypto.Tick(ctx, itick.RegionBA, "BTCUSDT") },
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Crypto.Tick(ctx, itick.RegionBA, "BTCUSDT")
+			},
 			xq("region", "BA", "code", "BTCUSDT"),
 			&itick.Tick{Symbol: "BTCUSDT", Last: 92311.5, Time: xms(1765526889123), Volume: 0.00542, Turnover: 500.328}},
 		{"Crypto.Ticks", "/crypto/ticks", "crypto_ticks.json",
@@ -285,7 +307,9 @@ func marketCases() []xCase {
 				"ETHUSDT": {Symbol: "ETHUSDT", Last: 3120.55, Time: xms(1765526888950), Volume: 1.2, Turnover: 3744.66, Status: itick.StatusHalted},
 			}},
 		{"Forex.Tick", "/forex/tick", "forex_tick.json",
-			func(ctx context.Context, c *itick.Client) (any, error) { return c.Forex.Tick(ctx, itick.RegionGB, "EURUSD") },
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Forex.Tick(ctx, itick.RegionGB, "EURUSD")
+			},
 			xq("region", "GB", "code", "EURUSD"),
 			&itick.Tick{Symbol: "EURUSD", Last: 1.1641899999999999, Time: xms(1765526880000)}},
 		{"Forex.Ticks", "/forex/ticks", "forex_ticks.json",
@@ -298,7 +322,9 @@ func marketCases() []xCase {
 				"GBPUSD": {Symbol: "GBPUSD", Last: 1.3431899999999999, Time: xms(1765526880250)},
 			}},
 		{"Indices.Tick", "/indices/tick", "indices_tick.json",
-			func(ctx context.Context, c *itick.Client) (any, error) { return c.Indices.Tick(ctx, itick.RegionGB, "SPX") },
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Indices.Tick(ctx, itick.RegionGB, "SPX")
+			},
 			xq("region", "GB", "code", "SPX"),
 			&itick.Tick{Symbol: "SPX", Last: 6812.63, Time: xms(1765526880000)}},
 		{"Indices.Ticks", "/indices/ticks", "indices_ticks.json",
@@ -311,7 +337,9 @@ func marketCases() []xCase {
 				"DJI": {Symbol: "DJI", Last: 48210.4, Time: xms(1765526880000)},
 			}},
 		{"Future.Tick", "/future/tick", "future_tick.json",
-			func(ctx context.Context, c *itick.Client) (any, error) { return c.Future.Tick(ctx, itick.RegionUS, "NQ") },
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Future.Tick(ctx, itick.RegionUS, "NQ")
+			},
 			xq("region", "US", "code", "NQ"),
 			&itick.Tick{Symbol: "NQ", Last: 25612.25, Time: xms(1765526887500), Volume: 3}},
 		{"Future.Ticks", "/future/ticks", "future_ticks.json",
@@ -324,7 +352,9 @@ func marketCases() []xCase {
 				"ES": {Symbol: "ES", Last: 6830.5, Time: xms(1765526887820), Volume: 12},
 			}},
 		{"Fund.Tick", "/fund/tick", "fund_tick.json",
-			func(ctx context.Context, c *itick.Client) (any, error) { return c.Fund.Tick(ctx, itick.RegionUS, "QQQ") },
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Fund.Tick(ctx, itick.RegionUS, "QQQ")
+			},
 			xq("region", "US", "code", "QQQ"),
 			&itick.Tick{Symbol: "QQQ", Last: 613.42, Time: xms(1765526889000), Volume: 200}},
 		{"Fund.Ticks", "/fund/ticks", "fund_ticks.json",
@@ -379,9 +409,15 @@ func TestExtra_MarketMethodsDecodeFixtures(t *testing.T) {
 func TestExtra_SingularNoDataIsNotFound(t *testing.T) {
 	t.Parallel()
 	calls := map[string]func(ctx context.Context, c *itick.Client) (any, error){
-		"/forex/quote": func(ctx context.Context, c *itick.Client) (any, error) { return c.Forex.Quote(ctx, itick.RegionGB, "XXXYYY") },
-		"/stock/tick":  func(ctx context.Context, c *itick.Client) (any, error) { return c.Stock.Tick(ctx, itick.RegionUS, "NOPE") },
-		"/fund/depth":  func(ctx context.Context, c *itick.Client) (any, error) { return c.Fund.Depth(ctx, itick.RegionUS, "NOPE") },
+		"/forex/quote": func(ctx context.Context, c *itick.Client) (any, error) {
+			return c.Forex.Quote(ctx, itick.RegionGB, "XXXYYY")
+		},
+		"/stock/tick": func(ctx context.Context, c *itick.Client) (any, error) {
+			return c.Stock.Tick(ctx, itick.RegionUS, "NOPE")
+		},
+		"/fund/depth": func(ctx context.Context, c *itick.Client) (any, error) {
+			return c.Fund.Depth(ctx, itick.RegionUS, "NOPE")
+		},
 	}
 	for path, call := range calls {
 		t.Run(path, func(t *testing.T) {
