@@ -185,6 +185,9 @@ func (c *Client) BatchSize() int { return c.batchSize }
 // escaped form, so a segment may carry an escaped '/'. Service errors come
 // back as *APIError unwrapped; transport errors are wrapped with the path.
 func (c *Client) get(ctx context.Context, path string, q url.Values, out any) error {
+	if err := checkContext(ctx); err != nil {
+		return err
+	}
 	u := *c.baseURL
 	u.Path = c.baseURL.Path + path
 	if strings.Contains(path, "%") {
