@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -416,7 +417,7 @@ func truncateBody(c net.Conn) {
 
 func TestFaultSocket(t *testing.T) {
 	isReset := func(err error) bool {
-		return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
+		return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF)
 	}
 	isTruncated := func(err error) bool { return errors.Is(err, io.ErrUnexpectedEOF) }
 	isClosed := func(err error) bool { return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) }
@@ -469,6 +470,7 @@ func TestFaultSocket(t *testing.T) {
 			if err == nil {
 				t.Fatalf("Quotes returned %v and no error", got)
 			}
+			t.Logf("error: %v", err)
 			if !tt.wantErr(err) {
 				t.Errorf("unexpected error %v (%T)", err, err)
 			}
@@ -701,5 +703,41 @@ func TestFaultBatchPartialFailure(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("results after retrying the failed codes (-want +got):\n%s", diff)
+	}
+}
+
+// TestFaultBatchDeadline checks that a batch against a server that stops
+// answering ends at its deadline with every code reported missing, sends
+// nothing beyond the chunks already in flight, and leaves nothing running.
+func TestFaultBatchDeadline(t *testing.T) {
+	checkGoroutines(t)
+	srv := startFaultServer(t, func(s *faultServer, _ http.ResponseWriter, r *http.Request, _ int) {
+		select {
+		case <-r.Context().Done():
+		case <-s.done:
+		}
+	})
+	c, _ := newFaultClient(t, srv.URL, itick.WithBatchSize(1), itick.WithConcurrency(3))
+	codes := []string{"C0", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9"}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	got, err := c.Stock.Quotes(ctx, itick.RegionHK, codes)
+	if len(got) != 0 {
+		t.Errorf("results %v from a server that never answered", got)
+	}
+	var be *itick.BatchError
+	if !errors.As(err, &be) {
+		t.Fatalf("error %v (%T) is not a *BatchError", err, err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("error %v does not match context.DeadlineExceeded", err)
+	}
+	failed := be.FailedCodes()
+	slices.Sort(failed)
+	if diff := cmp.Diff(codes, failed); diff != "" {
+		t.Errorf("FailedCodes (-want +got):\n%s", diff)
+	}
+	if n := srv.hits.Load(); n != 3 {
+		t.Errorf("server saw %d requests, want 3: only the chunks in flight", n)
 	}
 }
