@@ -1,0 +1,39 @@
+// Package markettest runs an offline stand-in for iTick's market-data
+// service, for tests and examples that must not touch the network or spend
+// quota, in the spirit of net/http/httptest.
+//
+// NewServer starts it on 127.0.0.1. It serves every endpoint the itick SDK
+// calls (see Paths) with synthetic, deterministic data in the service's own
+// wire form, quirks included: whole prices as JSON integers, fractional
+// crypto volumes and order counts, placeholder fund and index levels,
+// futures levels without a price, crypto, forex and index quotes without
+// p, ch and chp, news pt as a number, split pages and news cursors.
+//
+// It enforces what the service enforces: the token header (HTTP 401 with a
+// gateway body), the plan's batch size (an E003 envelope error), required
+// parameters (an envelope error with code 400), and, with WithQuota, a
+// per-minute quota over a sliding window (HTTP 429 with Retry-After).
+//
+// Tests can make requests fail on demand with Inject, FailNext, AddLatency
+// and SetRandomFaults, then look at what arrived with Requests and Stats.
+// Server.Client returns an SDK client already pointed at the server.
+//
+//	srv := markettest.NewServer(markettest.WithSeed(7))
+//	defer srv.Close()
+//	client, err := srv.Client()
+//	...
+//	srv.FailNext(2, http.StatusServiceUnavailable) // retried by the client
+//	quotes, err := client.Stock.Quotes(ctx, itick.RegionUS, []string{"AAPL"})
+//
+// Data comes from a Generator: prices follow a random walk per product,
+// K-lines are consistent and aligned to their interval, quotes agree with
+// the latest K-line, and books sit around the price. Any code exists.
+//
+// # Adding an endpoint
+//
+// Endpoints live in one table in routes.go. A new one is a line there,
+// naming its path, asset class, required parameters and envelope msg, and
+// a serve function that builds its data from the Generator (adding a
+// Generator method when no existing one fits). The token, the quota, the
+// batch size, faults and records apply to every route without more code.
+package markettest

@@ -1,0 +1,225 @@
+package markettest
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/d19c4e34/itick"
+)
+
+// route is one endpoint. Adding an endpoint is one line in routes and,
+// when no serve function fits yet, one function that makes its data.
+type route struct {
+	path     string
+	class    Class
+	required string // comma-separated query parameters the service requires
+	msgOK    bool   // the envelope's msg is "ok"; otherwise null
+	serve    func(c *call) (any, error)
+}
+
+// routes is every endpoint the simulator serves.
+var routes = []route{
+	{"/stock/depth", Stock, "region,code", false, serveDepth},
+	{"/stock/depths", Stock, "region,codes", false, serveDepths},
+	{"/stock/quotes", Stock, "region,codes", false, serveQuotes},
+	{"/stock/klines", Stock, "region,codes,kType,limit", false, serveKlines},
+	{"/stock/split", Stock, "region", true, serveSplit},
+	{"/crypto/depth", Crypto, "region,code", false, serveDepth},
+	{"/crypto/depths", Crypto, "region,codes", false, serveDepths},
+	{"/crypto/quotes", Crypto, "region,codes", false, serveQuotes},
+	{"/crypto/klines", Crypto, "region,codes,kType,limit", false, serveKlines},
+	{"/forex/depths", Forex, "region,codes", false, serveDepths},
+	{"/forex/quotes", Forex, "region,codes", false, serveQuotes},
+	{"/forex/klines", Forex, "region,codes,kType,limit", false, serveKlines},
+	{"/future/depths", Future, "region,codes", false, serveDepths},
+	{"/future/quotes", Future, "region,codes", false, serveQuotes},
+	{"/future/klines", Future, "region,codes,kType,limit", false, serveKlines},
+	{"/fund/depths", Fund, "region,codes", false, serveDepths},
+	{"/indices/depths", Indices, "region,codes", false, serveDepths},
+	{"/indices/quotes", Indices, "region,codes", false, serveQuotes},
+	{"/indices/klines", Indices, "region,codes,kType,limit", false, serveKlines},
+	{"/news", "", "market,lang", true, serveNews},
+}
+
+// Paths returns the path of every endpoint the simulator serves.
+func Paths() []string {
+	out := make([]string, len(routes))
+	for i, r := range routes {
+		out[i] = r.path
+	}
+	return out
+}
+
+var routeByPath = func() map[string]*route {
+	m := make(map[string]*route, len(routes))
+	for i := range routes {
+		m[routes[i].path] = &routes[i]
+	}
+	return m
+}()
+
+// call is one request as a serve function sees it: parameters already
+// checked for presence, the batch size already enforced.
+type call struct {
+	gen   *Generator
+	class Class
+	query url.Values
+	now   time.Time
+}
+
+func (c *call) region() itick.Region { return itick.Region(c.query.Get("region")) }
+
+func (c *call) code() string { return strings.TrimSpace(c.query.Get("code")) }
+
+// codes returns the requested codes in order, trimmed, without empties.
+func (c *call) codes() []string { return splitCodes(c.query.Get("codes")) }
+
+func splitCodes(s string) []string {
+	var out []string
+	for _, code := range strings.Split(s, ",") {
+		if code = strings.TrimSpace(code); code != "" {
+			out = append(out, code)
+		}
+	}
+	return out
+}
+
+// MaxKlineLimit is the most candles per code the simulator returns; a
+// larger limit is served as this many.
+const MaxKlineLimit = 1000
+
+func (c *call) interval() (itick.Interval, error) {
+	n, err := strconv.Atoi(c.query.Get("kType"))
+	iv := itick.Interval(n)
+	if err != nil || iv.Duration() == 0 {
+		return 0, paramError("kType %q is not one of 1 to 10", c.query.Get("kType"))
+	}
+	return iv, nil
+}
+
+// intParam reads an optional non-negative integer parameter.
+func (c *call) intParam(name string, def int) (int, error) {
+	v := c.query.Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, paramError("%s %q is not a non-negative integer", name, v)
+	}
+	return n, nil
+}
+
+// end reads et, Unix milliseconds; zero when absent.
+func (c *call) end() (time.Time, error) {
+	v := c.query.Get("et")
+	if v == "" {
+		return time.Time{}, nil
+	}
+	ms, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || ms < 0 {
+		return time.Time{}, paramError("et %q is not a Unix time in milliseconds", v)
+	}
+	return time.UnixMilli(ms), nil
+}
+
+// perCode makes one value per requested code.
+func perCode[T any](c *call, f func(code string) T) map[string]T {
+	codes := c.codes()
+	out := make(map[string]T, len(codes))
+	for _, code := range codes {
+		out[code] = f(code)
+	}
+	return out
+}
+
+func serveDepth(c *call) (any, error) {
+	return wireDepth(c.class, c.gen.Depth(c.class, c.region(), c.code(), c.now)), nil
+}
+
+func serveDepths(c *call) (any, error) {
+	return perCode(c, func(code string) depthWire {
+		return wireDepth(c.class, c.gen.Depth(c.class, c.region(), code, c.now))
+	}), nil
+}
+
+func serveQuotes(c *call) (any, error) {
+	return perCode(c, func(code string) quoteWire {
+		return wireQuote(c.class, c.gen.Quote(c.class, c.region(), code, c.now))
+	}), nil
+}
+
+func serveKlines(c *call) (any, error) {
+	iv, err := c.interval()
+	if err != nil {
+		return nil, err
+	}
+	limit, err := c.intParam("limit", 0)
+	if err != nil {
+		return nil, err
+	}
+	if limit < 1 {
+		return nil, paramError("limit must be at least 1")
+	}
+	limit = min(limit, MaxKlineLimit)
+	end, err := c.end()
+	if err != nil {
+		return nil, err
+	}
+	return perCode(c, func(code string) []klineWire {
+		return wireKlines(c.gen.Klines(c.class, c.region(), code, iv, limit, end, c.now))
+	}), nil
+}
+
+// SplitPageSize is the number of split records on a page, as the service sends.
+const SplitPageSize = 20
+
+func serveSplit(c *call) (any, error) {
+	page, err := c.intParam("page", 0)
+	if err != nil {
+		return nil, err
+	}
+	all := c.gen.Splits(c.region(), c.now)
+	pages := (len(all) + SplitPageSize - 1) / SplitPageSize
+	from := min(page*SplitPageSize, len(all))
+	to := min(from+SplitPageSize, len(all))
+	return splitPageWire{Content: append([]itick.SplitRecord{}, all[from:to]...), Page: page, Size: SplitPageSize,
+		TotalPages: pages, TotalElements: len(all), Last: page >= pages-1}, nil
+}
+
+// News page sizes: the default when limit is absent or 0, and the most served.
+const (
+	DefaultNewsLimit = 20
+	MaxNewsLimit     = 100
+)
+
+// cursorLayout is RFC 3339 with all nine fractional digits, as the service sends.
+const cursorLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+func serveNews(c *call) (any, error) {
+	limit, err := c.intParam("limit", DefaultNewsLimit)
+	if err != nil {
+		return nil, err
+	}
+	if limit == 0 {
+		limit = DefaultNewsLimit
+	}
+	limit = min(limit, MaxNewsLimit)
+	var before time.Time
+	if v := c.query.Get("cursor"); v != "" {
+		if before, err = time.Parse(time.RFC3339Nano, v); err != nil {
+			return nil, paramError("cursor %q is not an RFC 3339 time", v)
+		}
+	}
+	items, more := c.gen.News(c.query.Get("market"), c.query.Get("lang"), before, limit, c.now)
+	page := newsPageWire{Data: items, Pagination: paginationWire{HasMore: more, Count: len(items)}}
+	if page.Data == nil {
+		page.Data = []itick.NewsItem{}
+	}
+	if len(items) > 0 {
+		page.Pagination.NextCursor = items[len(items)-1].Published.UTC().Format(cursorLayout)
+	}
+	return page, nil
+}
