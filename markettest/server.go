@@ -209,8 +209,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f, latency := s.pickFault(r)
 	if latency > 0 {
 		if !s.sleep(r, latency) {
+			// The client left or the server is closing: cut the
+			// connection rather than send a short but well-formed reply.
 			s.finish(id, 0, FaultLatency)
-			return
+			panic(http.ErrAbortHandler)
 		}
 	}
 	var resp response
@@ -228,8 +230,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else if latency > 0 {
 		kind = FaultLatency
 	}
-	status := s.write(w, r, resp, kind)
+	// Record the outcome before sending it, so a client that has seen
+	// the reply also sees it in Requests.
+	status := resp.status
+	switch kind {
+	case FaultDrop:
+		status = 0
+	case FaultMalformed:
+		status = http.StatusOK
+	}
 	s.finish(id, status, kind)
+	s.write(w, r, resp, kind)
 }
 
 // respond applies the service's own rules and builds its answer.
@@ -343,24 +354,24 @@ func (s *Server) admit(now time.Time) (time.Duration, bool) {
 }
 
 // write sends resp the way fault kind says: whole, cut, malformed, or
-// not at all. It returns the status the client saw, 0 for none.
-func (s *Server) write(w http.ResponseWriter, r *http.Request, resp response, kind FaultKind) int {
+// not at all.
+func (s *Server) write(w http.ResponseWriter, r *http.Request, resp response, kind FaultKind) {
 	switch kind {
 	case FaultDrop:
 		s.hijack(w, func(conn net.Conn) { abort(conn) })
-		return 0
+		return
 	case FaultDropMidBody:
 		s.hijack(w, func(conn net.Conn) {
 			writeRaw(conn, resp, len(resp.body), resp.body[:len(resp.body)/2])
 			abort(conn)
 		})
-		return resp.status
+		return
 	case FaultTruncate:
 		s.hijack(w, func(conn net.Conn) {
 			writeRaw(conn, resp, len(resp.body)+64, resp.body)
 			conn.Close()
 		})
-		return resp.status
+		return
 	case FaultMalformed:
 		resp = response{status: http.StatusOK, header: jsonHeader(),
 			body: []byte(`{"code":0,"msg":null,"data":{"s":"` + "\x00" + `,]`)}
@@ -374,7 +385,8 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, resp response, ki
 		case <-r.Context().Done():
 		case <-s.done:
 		}
-		return resp.status
+		// Ending normally would finish the chunked body; cut it instead.
+		panic(http.ErrAbortHandler)
 	}
 	for k, v := range resp.header {
 		w.Header()[k] = v
@@ -384,7 +396,6 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, resp response, ki
 	if r.Method != http.MethodHead {
 		w.Write(resp.body) //nolint:errcheck // the client may be gone already.
 	}
-	return resp.status
 }
 
 // hijack takes the connection over for a fault; when the ResponseWriter
