@@ -126,7 +126,7 @@ func (g *Generator) product(class Class, region itick.Region, code string) produ
 		}
 		p.sigma = 0.60 / math.Sqrt(525600)
 		p.lot = 0
-		p.perMin = 50000 / p.base
+		p.perMin = 500000 / p.base
 	case Forex:
 		p.base = 1 + r*0.9
 		if v, ok := known("forex/" + upper); ok {

@@ -1,0 +1,90 @@
+// Command batchquotes asks for quotes of 300 Hong Kong stocks in one call.
+// The client splits the codes into requests the plan allows, sends a few at
+// once, and merges the answers into one map; it prints the biggest movers.
+//
+//	go run ./examples/batchquotes
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/examples/internal/exampleenv"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "batchquotes:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, w io.Writer) error {
+	env, err := exampleenv.Open(w)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	c := env.Client
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+
+	// Hong Kong stock codes 1 to 300.
+	codes := make([]string, 300)
+	for i := range codes {
+		codes[i] = strconv.Itoa(i + 1)
+	}
+	chunks := (len(codes) + c.BatchSize() - 1) / c.BatchSize()
+	fmt.Fprintf(w, "Asking for %d quotes in %d requests of up to %d codes.\n", len(codes), chunks, c.BatchSize())
+
+	start := time.Now()
+	quotes, err := c.Stock.Quotes(ctx, itick.RegionHK, codes)
+	var be *itick.BatchError
+	switch {
+	case errors.As(err, &be):
+		// Some chunks failed: the map still holds every quote that arrived.
+		fmt.Fprintf(w, "%d codes got no quote (%v); retry just those with be.FailedCodes().\n", len(be.FailedCodes()), err)
+	case err != nil:
+		return err
+	}
+	fmt.Fprintf(w, "Got %d quotes in %s.\n", len(quotes), time.Since(start).Round(time.Millisecond))
+
+	movers := make([]itick.Quote, 0, len(quotes))
+	for _, q := range quotes {
+		movers = append(movers, q)
+	}
+	slices.SortFunc(movers, func(a, b itick.Quote) int {
+		return cmp.Or(cmp.Compare(b.ChangePercent, a.ChangePercent), cmp.Compare(a.Symbol, b.Symbol))
+	})
+	n := min(5, len(movers)/2)
+	if err := printMovers(w, "Top gainers", movers[:n]); err != nil {
+		return err
+	}
+	losers := slices.Clone(movers[len(movers)-n:])
+	slices.Reverse(losers)
+	return printMovers(w, "Top losers", losers)
+}
+
+func printMovers(w io.Writer, title string, qs []itick.Quote) error {
+	fmt.Fprintf(w, "\n%s\n", title)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "SYMBOL\tLAST\tPREV CLOSE\tCHANGE %\tVOLUME\t")
+	for _, q := range qs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%+.2f%%\t%s\t\n", q.Symbol, num(q.Last), num(q.PrevClose), q.ChangePercent, num(q.Volume))
+	}
+	return tw.Flush()
+}
+
+func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
