@@ -1,0 +1,133 @@
+// Command errors shows how the client reports failures and what it retries.
+// Input errors are caught before anything is sent; a refused token, a spent
+// quota and a failed chunk of a batch each have an error to match with
+// errors.Is or errors.As. Offline, it asks the simulator to fail requests on
+// purpose, so the retries can be seen at work.
+//
+//	go run ./examples/errors
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/examples/internal/exampleenv"
+	"github.com/d19c4e34/itick/markettest"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "errors:", err)
+		os.Exit(1)
+	}
+}
+
+// kind names the sentinel an error matches.
+func kind(err error) string {
+	var be *itick.BatchError
+	switch {
+	case err == nil:
+		return "no error"
+	case errors.As(err, &be):
+		return fmt.Sprintf("BatchError, %d codes without results", len(be.FailedCodes()))
+	case errors.Is(err, itick.ErrInvalidArgument):
+		return "ErrInvalidArgument"
+	case errors.Is(err, itick.ErrUnauthorized):
+		return "ErrUnauthorized"
+	case errors.Is(err, itick.ErrRateLimited):
+		return "ErrRateLimited"
+	case errors.Is(err, itick.ErrPlanLimit):
+		return "ErrPlanLimit"
+	case errors.Is(err, itick.ErrNotFound):
+		return "ErrNotFound"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "context.DeadlineExceeded"
+	}
+	return "other error"
+}
+
+func run(ctx context.Context, w io.Writer) error {
+	env, err := exampleenv.Open(w)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	c := env.Client
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+
+	// 1. Bad input never leaves the process.
+	_, err = c.Stock.Quotes(ctx, itick.RegionHK, []string{"700", " "})
+	fmt.Fprintf(w, "\n1. A blank code: %s\n   %v\n", kind(err), err)
+
+	// 2. A wrong token: HTTP 401, not retried. The token is never printed.
+	bad, err := itick.NewClient("not-a-real-token", itick.WithBaseURL(c.BaseURL()))
+	if err != nil {
+		return err
+	}
+	_, err = bad.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
+	var apiErr *itick.APIError
+	if errors.As(err, &apiErr) {
+		fmt.Fprintf(w, "\n2. A wrong token: %s (HTTP %d, %q)\n", kind(err), apiErr.StatusCode, apiErr.Message)
+	} else {
+		fmt.Fprintf(w, "\n2. A wrong token: %s: %v\n", kind(err), err)
+	}
+
+	if !env.Offline() {
+		fmt.Fprintln(w, "\nThe rest injects faults and needs the simulator: unset ITICK_TOKEN to see it.")
+		return nil
+	}
+	sim := env.Sim
+
+	// 3. Transient failures are retried with backoff: two 503s, then a dropped connection.
+	sim.FailNext(2, http.StatusServiceUnavailable)
+	sim.Inject(markettest.Fault{Kind: markettest.FaultDrop, Times: 1})
+	sim.Reset()
+	q, err := c.Crypto.Quotes(ctx, itick.RegionBA, []string{"BTCUSDT"})
+	if err != nil {
+		return fmt.Errorf("retries did not get through: %w", err)
+	}
+	fmt.Fprintf(w, "\n3. Two 503s and a dropped connection: %s after %d requests; BTCUSDT last %v\n",
+		kind(err), sim.Stats().Requests, q["BTCUSDT"].Last)
+
+	// 4. HTTP 429 once the retries are spent; Retry-After is reported.
+	noRetry, err := sim.Client(itick.WithRetries(0))
+	if err != nil {
+		return err
+	}
+	sim.Inject(markettest.Fault{Kind: markettest.FaultStatus, Status: http.StatusTooManyRequests, Times: 1,
+		RetryAfter: 30 * time.Second})
+	_, err = noRetry.Crypto.Quotes(ctx, itick.RegionBA, []string{"BTCUSDT"})
+	if errors.As(err, &apiErr) {
+		fmt.Fprintf(w, "\n4. Over the quota, no retries: %s, retry after %s\n", kind(err), apiErr.RetryAfter)
+	} else {
+		fmt.Fprintf(w, "\n4. Over the quota, no retries: %s: %v\n", kind(err), err)
+	}
+
+	// 5. One chunk of a batch fails: the others' results still arrive.
+	codes := make([]string, 30)
+	for i := range codes {
+		codes[i] = fmt.Sprintf("%d", 1001+i)
+	}
+	sim.Inject(markettest.Fault{Kind: markettest.FaultStatus, Status: http.StatusInternalServerError,
+		Path: "/stock/quotes", Code: "1015"})
+	got, err := c.Stock.Quotes(ctx, itick.RegionHK, codes)
+	var be *itick.BatchError
+	if !errors.As(err, &be) {
+		return fmt.Errorf("expected a BatchError, got %v", err)
+	}
+	fmt.Fprintf(w, "\n5. A failing chunk: %s; %d quotes arrived; missing %v\n", kind(err), len(got), be.FailedCodes())
+	sim.ClearFaults()
+	again, err := c.Stock.Quotes(ctx, itick.RegionHK, be.FailedCodes())
+	fmt.Fprintf(w, "   Retrying just the missing codes: %s, %d more quotes\n", kind(err), len(again))
+	return nil
+}
