@@ -28,3 +28,14 @@ func (w *window) admit(now time.Time) (time.Duration, bool) {
 	w.times = append(w.times, now)
 	return 0, true
 }
+
+// admit counts a request against the quota; when it is spent it reports
+// how long until the window has room.
+func (s *Server) admit(now time.Time) (time.Duration, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.quota == nil {
+		return 0, true
+	}
+	return s.quota.admit(now)
+}
