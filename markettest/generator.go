@@ -270,4 +270,3 @@ func (g *Generator) Price(class Class, region itick.Region, code string, at time
 	p := g.product(class, region, code)
 	return p.round(g.price(p, at.UnixMilli()))
 }
-
