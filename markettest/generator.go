@@ -69,7 +69,7 @@ var knownBase = map[string]float64{
 	"future/GC": 2350, "future/CL": 78, "future/ES": 5200, "future/NQ": 18200, "future/SI": 28,
 }
 
-// hash64 mixes the seed with the given parts.
+// hash mixes the seed with the given parts.
 func (g *Generator) hash(parts ...string) uint64 {
 	h := fnv.New64a()
 	var b [8]byte

@@ -37,7 +37,7 @@ func (r Request) Codes() []string {
 // Stats counts what the server did with the requests it received.
 type Stats struct {
 	Requests     int // every request received
-	Succeeded    int // answered with data
+	Succeeded    int // answered with data (a fault may still have kept it from the client)
 	Unauthorized int // refused for a wrong or missing token
 	RateLimited  int // refused by the quota
 	Rejected     int // refused with an envelope error (parameters, batch size) or a bad method

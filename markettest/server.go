@@ -102,7 +102,7 @@ func WithBatchSize(n int) Option { return func(c *config) { c.batchSize = n } }
 func WithQuota(n int) Option { return func(c *config) { c.quota = n } }
 
 // WithRecordLimit bounds how many requests Requests keeps; older ones are
-// dropped first. The default is 10000.
+// dropped first. The default is 10000; 0 or less keeps every request.
 func WithRecordLimit(n int) Option { return func(c *config) { c.recordLimit = n } }
 
 // NewServer starts a Server on 127.0.0.1 on a free port. It panics if it
@@ -113,6 +113,9 @@ func NewServer(opts ...Option) *Server {
 		if opt != nil {
 			opt(&cfg)
 		}
+	}
+	if cfg.recordLimit < 0 {
+		cfg.recordLimit = 0
 	}
 	if cfg.batchSize < 1 {
 		cfg.batchSize = cfg.plan.BatchSize()
