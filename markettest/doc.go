@@ -34,6 +34,8 @@
 // Endpoints live in one table in routes.go. A new one is a line there,
 // naming its path, asset class, required parameters and envelope msg, and
 // a serve function that builds its data from the Generator (adding a
-// Generator method when no existing one fits). The token, the quota, the
-// batch size, faults and records apply to every route without more code.
+// Generator method when no existing one fits). A path may hold {name}
+// segments, such as "/news/{id}", read with call.pathValue. The token, the
+// quota, the batch size (for a codes parameter), faults and records apply
+// to every route without more code.
 package markettest

@@ -73,7 +73,7 @@ func (s *Server) respond(r *http.Request, now time.Time) response {
 		s.count(func(st *Stats) { st.Unauthorized++ })
 		return gatewayResponse(http.StatusUnauthorized, MsgInvalidKey)
 	}
-	rt := routeByPath[strings.TrimSuffix(r.URL.Path, "/")]
+	rt, vars := findRoute(routes, r.URL.Path)
 	if rt == nil {
 		s.count(func(st *Stats) { st.NotFound++ })
 		return gatewayResponse(http.StatusNotFound, "Not Found")
@@ -99,7 +99,7 @@ func (s *Server) respond(r *http.Request, now time.Time) response {
 			return s.refuse(CodePlanLimit, MsgPlanLimit)
 		}
 	}
-	data, err := rt.serve(&call{gen: s.gen, class: rt.class, query: q, now: now})
+	data, err := rt.serve(&call{gen: s.gen, class: rt.class, query: q, vars: vars, now: now})
 	if err != nil {
 		if pe, ok := err.(*envelopeError); ok {
 			return s.refuse(pe.code, pe.msg)

@@ -52,13 +52,36 @@ func Paths() []string {
 	return out
 }
 
-var routeByPath = func() map[string]*route {
-	m := make(map[string]*route, len(routes))
-	for i := range routes {
-		m[routes[i].path] = &routes[i]
+// findRoute returns the route serving path and the values of its {name}
+// segments, so a route such as "/news/{id}" can be added as one line too.
+func findRoute(table []route, path string) (*route, map[string]string) {
+	path = strings.TrimSuffix(path, "/")
+	for i := range table {
+		if table[i].path == path {
+			return &table[i], nil
+		}
 	}
-	return m
-}()
+	segs := strings.Split(path, "/")
+	for i := range table {
+		pat := strings.Split(table[i].path, "/")
+		if len(pat) != len(segs) || !strings.Contains(table[i].path, "{") {
+			continue
+		}
+		vars := map[string]string{}
+		for j, p := range pat {
+			if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") && segs[j] != "" {
+				vars[p[1:len(p)-1]] = segs[j]
+			} else if p != segs[j] {
+				vars = nil
+				break
+			}
+		}
+		if vars != nil {
+			return &table[i], vars
+		}
+	}
+	return nil, nil
+}
 
 // call is one request as a serve function sees it: parameters already
 // checked for presence, the batch size already enforced.
@@ -66,8 +89,12 @@ type call struct {
 	gen   *Generator
 	class Class
 	query url.Values
+	vars  map[string]string // {name} segments of the path
 	now   time.Time
 }
+
+// pathValue returns the path segment the route names {name}.
+func (c *call) pathValue(name string) string { return c.vars[name] }
 
 func (c *call) region() itick.Region { return itick.Region(c.query.Get("region")) }
 
