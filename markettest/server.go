@@ -99,6 +99,10 @@ func WithBatchSize(n int) Option { return func(c *config) { c.batchSize = n } }
 // WithQuota refuses, with HTTP 429 and a Retry-After, any request past n in
 // a sliding window of 60 seconds on the server's clock. Only requests that
 // pass the token check count. 0, the default, means no quota.
+//
+// The SDK waits out a Retry-After of up to a minute in real time, whatever
+// the server's clock says; tests of the quota usually give the client
+// itick.WithRetries(0) and move a ManualClock instead.
 func WithQuota(n int) Option { return func(c *config) { c.quota = n } }
 
 // WithRecordLimit bounds how many requests Requests keeps; older ones are
