@@ -21,7 +21,9 @@ type response struct {
 // also be mounted in a server of the caller's own; faults that drop the
 // connection then need that server to support hijacking.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.inflight.Add(1)
+	if !s.enter() {
+		panic(http.ErrAbortHandler) // closing: take no new requests
+	}
 	defer s.inflight.Done()
 	now := s.cfg.clock()
 	id := s.record(r, now)

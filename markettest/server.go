@@ -46,6 +46,8 @@ type Server struct {
 	srv      *http.Server
 	done     chan struct{}
 	closing  sync.Once
+	life     sync.Mutex // orders enter against Close
+	closed   bool
 	inflight sync.WaitGroup
 
 	mu      sync.Mutex
@@ -148,10 +150,24 @@ func NewServer(opts ...Option) *Server {
 // and waits for every handler to return.
 func (s *Server) Close() {
 	s.closing.Do(func() {
+		s.life.Lock()
+		s.closed = true
+		s.life.Unlock()
 		close(s.done)
 		s.srv.Close()
 		s.inflight.Wait()
 	})
+}
+
+// enter counts a handler in, unless the server is closing.
+func (s *Server) enter() bool {
+	s.life.Lock()
+	defer s.life.Unlock()
+	if s.closed {
+		return false
+	}
+	s.inflight.Add(1)
+	return true
 }
 
 // Client returns an SDK client pointed at the server with its token and
