@@ -88,7 +88,7 @@ func (s *Server) respond(r *http.Request, now time.Time) response {
 	}
 	q := r.URL.Query()
 	for _, name := range strings.Split(rt.required, ",") {
-		if strings.TrimSpace(q.Get(name)) == "" {
+		if name != "" && strings.TrimSpace(q.Get(name)) == "" {
 			return s.refuse(CodeBadRequest, "missing required parameter: "+name)
 		}
 	}
