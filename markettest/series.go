@@ -38,16 +38,13 @@ func (g *Generator) candle(p product, start, span, now int64) itick.Kline {
 		Volume: vol, Turnover: turnover}
 }
 
-// roundVolume gives whole volumes for lot-traded products and fractional
-// ones for crypto.
+// roundVolume gives fractional volumes for crypto and whole ones otherwise.
 func (p product) roundVolume(v float64) float64 {
 	switch {
 	case v <= 0:
 		return 0
 	case p.class == Crypto:
 		return roundDec(v, 4)
-	case p.lot >= 1:
-		return math.Round(v)
 	}
 	return math.Round(v)
 }
