@@ -45,7 +45,6 @@ func (g *Generator) Seed() uint64 { return g.seed }
 // product is what the generator knows about one code.
 type product struct {
 	class  Class
-	code   string
 	key    uint64  // hash of class, region and code
 	base   float64 // price level around which the walk moves
 	sigma  float64 // volatility per square root of a minute, in log price
@@ -99,7 +98,7 @@ func unit(h uint64) float64 { return float64(h>>11) / (1 << 53) }
 func signed(h uint64) float64 { return 2*unit(h) - 1 }
 
 func (g *Generator) product(class Class, region itick.Region, code string) product {
-	p := product{class: class, code: code, key: g.hash(string(class), string(region), code)}
+	p := product{class: class, key: g.hash(string(class), string(region), code)}
 	r := unit(mix(p.key ^ 0x1234))
 	known := func(keys ...string) (float64, bool) {
 		for _, k := range keys {
