@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -186,7 +187,11 @@ func (a *Attempt) log(ctx context.Context, req *http.Request, attempt int, resp 
 		attrs = append(attrs, slog.Int("status", resp.StatusCode), slog.Int64("bytes", resp.ContentLength))
 	}
 	if err != nil {
-		attrs = append(attrs, slog.String("error", err.Error()))
+		msg := err.Error()
+		if a.Token != "" {
+			msg = strings.ReplaceAll(msg, a.Token, "[redacted]")
+		}
+		attrs = append(attrs, slog.String("error", msg))
 	}
 	a.Logger.LogAttrs(ctx, slog.LevelDebug, "itick request", attrs...)
 }
