@@ -161,17 +161,18 @@ func defaultTransport() http.RoundTripper {
 	return t
 }
 
-// String describes the client without its token.
-func (c *Client) String() string {
+// String describes the client without its token. The methods printing a
+// Client have value receivers, so printing a dereferenced Client is safe too.
+func (c Client) String() string {
 	return fmt.Sprintf("itick.Client{BaseURL: %q, Plan: %s, BatchSize: %d, Concurrency: %d}",
 		c.baseURL.String(), c.plan, c.batchSize, c.concurrency)
 }
 
 // GoString is String, so %#v keeps the token out too.
-func (c *Client) GoString() string { return c.String() }
+func (c Client) GoString() string { return c.String() }
 
 // Format prints String for every verb, so no verb reaches the token.
-func (c *Client) Format(f fmt.State, _ rune) { fmt.Fprint(f, c.String()) }
+func (c Client) Format(f fmt.State, _ rune) { fmt.Fprint(f, c.String()) }
 
 // BaseURL returns the address requests go to.
 func (c *Client) BaseURL() string { return c.baseURL.String() }
