@@ -32,8 +32,23 @@ func (n *num) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// MarshalJSON writes the number as encoding/json writes a float64, so whole
+// numbers come out as integers (616, not 6.16e+02), as the service sends them.
 func (n num) MarshalJSON() ([]byte, error) {
-	return strconv.AppendFloat(nil, float64(n), 'g', -1, 64), nil
+	f := float64(n)
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b := strconv.AppendFloat(nil, f, format, -1, 64)
+	if format == 'e' {
+		// e-07 becomes e-7, as encoding/json writes it.
+		if l := len(b); l >= 4 && b[l-4] == 'e' && b[l-3] == '-' && b[l-2] == '0' {
+			b[l-2] = b[l-1]
+			b = b[:l-1]
+		}
+	}
+	return b, nil
 }
 
 // integer is an int that also arrives as a quoted or integral float number.
