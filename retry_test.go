@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -462,5 +464,32 @@ func TestBehaviour7_RateLimitPacesAttempts(t *testing.T) {
 	}
 	if diff := cmp.Diff(2, mt.GetTotalCallCount()); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}
+
+// TestBehaviour6_UntrustedCertificateNotRetried: a TLS server whose
+// certificate the client does not trust gets one attempt: retrying cannot
+// make it trusted.
+func TestBehaviour6_UntrustedCertificateNotRetried(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, okQuotes)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			hits.Add(1)
+		}
+	}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	defer srv.Close()
+	c := newServerClient(t, srv.URL, itick.WithRetries(3))
+	_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+	if err == nil {
+		t.Fatal("err = nil for an untrusted certificate")
+	}
+	if n := hits.Load(); n != 1 {
+		t.Errorf("%d connections, want 1 (not retried)", n)
 	}
 }

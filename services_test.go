@@ -273,7 +273,7 @@ func serviceCases() []serviceCase {
 				return c.News.List(ctx, itick.NewsQuery{Market: "stock", Lang: "hk", Limit: 2})
 			},
 			wantQuery: q("market", "stock", "lang", "hk", "limit", "2"),
-			want: &itick.NewsPage{Items: newsPage1Items, NextCursor: "2025-12-12T07:00:00.123456789Z", HasMore: true, Count: 2},
+			want:      &itick.NewsPage{Items: newsPage1Items, NextCursor: "2025-12-12T07:00:00.123456789Z", HasMore: true, Count: 2},
 		},
 	}
 }
