@@ -39,6 +39,7 @@ type Client struct {
 	Fund    *FundService
 	Indices *IndicesService
 	News    *NewsService
+	Market  *MarketService // symbols, holidays, market status
 
 	baseURL     *url.URL
 	rc          *retryablehttp.Client
@@ -149,6 +150,7 @@ func newClient(token string, s *settings) *Client {
 	c.Fund = &FundService{market{c, "fund"}}
 	c.Indices = &IndicesService{market{c, "indices"}}
 	c.News = &NewsService{c}
+	c.Market = &MarketService{c}
 	return c
 }
 
@@ -180,12 +182,20 @@ func (c *Client) BaseURL() string { return c.baseURL.String() }
 // BatchSize returns how many codes one request carries.
 func (c *Client) BatchSize() int { return c.batchSize }
 
-// get sends one GET and decodes the envelope's data into out. Service
-// errors come back as *APIError unwrapped; transport errors are wrapped
-// with the path.
+// get sends one GET and decodes the envelope's data into out. path is in
+// escaped form, so a segment may carry an escaped '/'. Service errors come
+// back as *APIError unwrapped; transport errors are wrapped with the path.
 func (c *Client) get(ctx context.Context, path string, q url.Values, out any) error {
 	u := *c.baseURL
 	u.Path = c.baseURL.Path + path
+	if strings.Contains(path, "%") {
+		raw, err := url.PathUnescape(path)
+		if err != nil {
+			return fmt.Errorf("itick: GET %s: %w", path, err)
+		}
+		u.Path = c.baseURL.Path + raw
+		u.RawPath = c.baseURL.EscapedPath() + path
+	}
 	u.RawQuery = q.Encode()
 
 	var attempts atomic.Int32
@@ -202,9 +212,6 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) er
 		defer resp.Body.Close()
 	}
 	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil && resp != nil {
-			return fmt.Errorf("itick: GET %s: %w", path, ctxErr)
-		}
 		return fmt.Errorf("itick: GET %s: %w", path, c.redactErr(err))
 	}
 	body, _ := readAll(resp)

@@ -25,3 +25,24 @@ func (s *CryptoService) Quotes(ctx context.Context, region Region, codes []strin
 func (s *CryptoService) Klines(ctx context.Context, region Region, codes []string, interval Interval, limit int, opts ...KlineOption) (map[string][]Kline, error) {
 	return s.m.klines(ctx, region, codes, interval, limit, opts)
 }
+
+// Quote returns the real-time quote of one pair. It carries no
+// PrevClose, Change or ChangePercent.
+func (s *CryptoService) Quote(ctx context.Context, region Region, code string) (*Quote, error) {
+	return s.m.quote(ctx, region, code, nil)
+}
+
+// Kline returns up to limit candles of one pair, oldest first.
+func (s *CryptoService) Kline(ctx context.Context, region Region, code string, interval Interval, limit int, opts ...KlineOption) ([]Kline, error) {
+	return s.m.kline(ctx, region, code, interval, limit, opts)
+}
+
+// Tick returns the latest trade of one pair.
+func (s *CryptoService) Tick(ctx context.Context, region Region, code string) (*Tick, error) {
+	return s.m.tick(ctx, region, code, nil)
+}
+
+// Ticks returns the latest trades of many pairs, keyed by code.
+func (s *CryptoService) Ticks(ctx context.Context, region Region, codes []string) (map[string]Tick, error) {
+	return s.m.ticks(ctx, region, codes)
+}

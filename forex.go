@@ -20,3 +20,28 @@ func (s *ForexService) Quotes(ctx context.Context, region Region, codes []string
 func (s *ForexService) Klines(ctx context.Context, region Region, codes []string, interval Interval, limit int, opts ...KlineOption) (map[string][]Kline, error) {
 	return s.m.klines(ctx, region, codes, interval, limit, opts)
 }
+
+// Depth returns the order book of one pair.
+func (s *ForexService) Depth(ctx context.Context, region Region, code string) (*DepthBook, error) {
+	return s.m.depth(ctx, region, code)
+}
+
+// Quote returns the real-time quote of one pair.
+func (s *ForexService) Quote(ctx context.Context, region Region, code string) (*Quote, error) {
+	return s.m.quote(ctx, region, code, nil)
+}
+
+// Kline returns up to limit candles of one pair, oldest first.
+func (s *ForexService) Kline(ctx context.Context, region Region, code string, interval Interval, limit int, opts ...KlineOption) ([]Kline, error) {
+	return s.m.kline(ctx, region, code, interval, limit, opts)
+}
+
+// Tick returns the latest trade of one pair.
+func (s *ForexService) Tick(ctx context.Context, region Region, code string) (*Tick, error) {
+	return s.m.tick(ctx, region, code, nil)
+}
+
+// Ticks returns the latest trades of many pairs, keyed by code.
+func (s *ForexService) Ticks(ctx context.Context, region Region, codes []string) (map[string]Tick, error) {
+	return s.m.ticks(ctx, region, codes)
+}

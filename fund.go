@@ -10,3 +10,39 @@ type FundService struct{ m market }
 func (s *FundService) Depths(ctx context.Context, region Region, codes []string) (map[string]DepthBook, error) {
 	return s.m.depths(ctx, region, codes)
 }
+
+// Depth returns the order book of one fund.
+func (s *FundService) Depth(ctx context.Context, region Region, code string) (*DepthBook, error) {
+	return s.m.depth(ctx, region, code)
+}
+
+// Quote returns the real-time quote of one fund. Fund quotes carry
+// PrevClose, Change and ChangePercent.
+func (s *FundService) Quote(ctx context.Context, region Region, code string) (*Quote, error) {
+	return s.m.quote(ctx, region, code, nil)
+}
+
+// Quotes returns real-time quotes of many funds, keyed by code.
+func (s *FundService) Quotes(ctx context.Context, region Region, codes []string) (map[string]Quote, error) {
+	return s.m.quotes(ctx, region, codes)
+}
+
+// Kline returns up to limit candles of one fund, oldest first.
+func (s *FundService) Kline(ctx context.Context, region Region, code string, interval Interval, limit int, opts ...KlineOption) ([]Kline, error) {
+	return s.m.kline(ctx, region, code, interval, limit, opts)
+}
+
+// Klines returns up to limit candles per fund, oldest first, keyed by code.
+func (s *FundService) Klines(ctx context.Context, region Region, codes []string, interval Interval, limit int, opts ...KlineOption) (map[string][]Kline, error) {
+	return s.m.klines(ctx, region, codes, interval, limit, opts)
+}
+
+// Tick returns the latest trade of one fund.
+func (s *FundService) Tick(ctx context.Context, region Region, code string) (*Tick, error) {
+	return s.m.tick(ctx, region, code, nil)
+}
+
+// Ticks returns the latest trades of many funds, keyed by code.
+func (s *FundService) Ticks(ctx context.Context, region Region, codes []string) (map[string]Tick, error) {
+	return s.m.ticks(ctx, region, codes)
+}

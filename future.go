@@ -19,3 +19,28 @@ func (s *FutureService) Quotes(ctx context.Context, region Region, codes []strin
 func (s *FutureService) Klines(ctx context.Context, region Region, codes []string, interval Interval, limit int, opts ...KlineOption) (map[string][]Kline, error) {
 	return s.m.klines(ctx, region, codes, interval, limit, opts)
 }
+
+// Depth returns the order book of one contract.
+func (s *FutureService) Depth(ctx context.Context, region Region, code string) (*DepthBook, error) {
+	return s.m.depth(ctx, region, code)
+}
+
+// Quote returns the real-time quote of one contract.
+func (s *FutureService) Quote(ctx context.Context, region Region, code string) (*Quote, error) {
+	return s.m.quote(ctx, region, code, nil)
+}
+
+// Kline returns up to limit candles of one contract, oldest first.
+func (s *FutureService) Kline(ctx context.Context, region Region, code string, interval Interval, limit int, opts ...KlineOption) ([]Kline, error) {
+	return s.m.kline(ctx, region, code, interval, limit, opts)
+}
+
+// Tick returns the latest trade of one contract.
+func (s *FutureService) Tick(ctx context.Context, region Region, code string) (*Tick, error) {
+	return s.m.tick(ctx, region, code, nil)
+}
+
+// Ticks returns the latest trades of many contracts, keyed by code.
+func (s *FutureService) Ticks(ctx context.Context, region Region, codes []string) (map[string]Tick, error) {
+	return s.m.ticks(ctx, region, codes)
+}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/d19c4e34/itick/internal/batch"
@@ -135,22 +136,40 @@ type market struct {
 func (m market) path(endpoint string) string { return "/" + m.class + "/" + endpoint }
 
 func (m market) depth(ctx context.Context, region Region, code string) (*DepthBook, error) {
-	if err := region.validate(); err != nil {
-		return nil, err
-	}
-	code, err := batch.Code(code)
+	return fetchOne[DepthBook](ctx, m.c, m.path("depth"), region, code, nil)
+}
+
+func (m market) quote(ctx context.Context, region Region, code string, opts []QuoteOption) (*Quote, error) {
+	return fetchOne[Quote](ctx, m.c, m.path("quote"), region, code, quoteQuery(opts))
+}
+
+func (m market) tick(ctx context.Context, region Region, code string, opts []QuoteOption) (*Tick, error) {
+	return fetchOne[Tick](ctx, m.c, m.path("tick"), region, code, quoteQuery(opts))
+}
+
+func (m market) ticks(ctx context.Context, region Region, codes []string) (map[string]Tick, error) {
+	return fetchBatch[Tick](ctx, m.c, m.path("ticks"), region, codes, nil, nil)
+}
+
+// kline is the single-code form of klines. A product with no candles gives
+// an empty slice, not an error.
+func (m market) kline(ctx context.Context, region Region, code string, interval Interval, limit int, opts []KlineOption) ([]Kline, error) {
+	extra, err := klineQuery(interval, limit, opts)
 	if err != nil {
-		return nil, invalidArg("%v", err)
-	}
-	path := m.path("depth")
-	var book *DepthBook
-	if err := m.c.get(ctx, path, query(region, "code", code), &book); err != nil {
 		return nil, err
 	}
-	if book == nil {
-		return nil, fmt.Errorf("%w: %s: no depth for %s in %s", ErrNotFound, path, code, region)
+	q, err := codeQuery(region, code, extra)
+	if err != nil {
+		return nil, err
 	}
-	return book, nil
+	var ks []Kline
+	if err := m.c.get(ctx, m.path("kline"), q, &ks); err != nil {
+		return nil, err
+	}
+	if !slices.IsSortedFunc(ks, cmpKline) {
+		slices.SortStableFunc(ks, cmpKline)
+	}
+	return ks, nil
 }
 
 func (m market) depths(ctx context.Context, region Region, codes []string) (map[string]DepthBook, error) {
@@ -167,6 +186,33 @@ func (m market) klines(ctx context.Context, region Region, codes []string, inter
 		return nil, err
 	}
 	return fetchBatch[[]Kline](ctx, m.c, m.path("klines"), region, codes, extra, sortKlines)
+}
+
+// QuoteOption refines a single stock quote or tick request.
+type QuoteOption func(*quoteOptions)
+
+type quoteOptions struct {
+	exchange string
+}
+
+// WithQuoteExchange selects the exchange among stocks of one market (the e
+// of the symbol list) for Stock.Quote and Stock.Tick; without it the
+// service answers for the primary one.
+func WithQuoteExchange(exchange string) QuoteOption {
+	return func(o *quoteOptions) { o.exchange = exchange }
+}
+
+func quoteQuery(opts []QuoteOption) url.Values {
+	var o quoteOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	if o.exchange = strings.TrimSpace(o.exchange); o.exchange == "" {
+		return nil
+	}
+	return url.Values{"exchange": {o.exchange}}
 }
 
 func klineQuery(interval Interval, limit int, opts []KlineOption) (url.Values, error) {
@@ -205,6 +251,40 @@ func sortKlines(m map[string][]Kline) {
 }
 
 func cmpKline(a, b Kline) int { return a.Time.Compare(b.Time) }
+
+// codeQuery validates region and one code and builds their query, with
+// extra's parameters added.
+func codeQuery(region Region, code string, extra url.Values) (url.Values, error) {
+	if err := region.validate(); err != nil {
+		return nil, err
+	}
+	code, err := batch.Code(code)
+	if err != nil {
+		return nil, invalidArg("%v", err)
+	}
+	q := query(region, "code", code)
+	for k, v := range extra {
+		q[k] = v
+	}
+	return q, nil
+}
+
+// fetchOne fetches the single-code form of an endpoint, whose data is one
+// object. An answer with no data is ErrNotFound.
+func fetchOne[T any](ctx context.Context, c *Client, path string, region Region, code string, extra url.Values) (*T, error) {
+	q, err := codeQuery(region, code, extra)
+	if err != nil {
+		return nil, err
+	}
+	var out *T
+	if err := c.get(ctx, path, q, &out); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		return nil, fmt.Errorf("%w: %s: no data for %s in %s", ErrNotFound, path, q.Get("code"), region)
+	}
+	return out, nil
+}
 
 // fetchBatch validates and normalises codes, sends them in chunks of the
 // client's batch size at its concurrency, and merges the results. One chunk's

@@ -193,18 +193,9 @@ type SplitPage struct {
 	Last          bool
 }
 
-type splitPageWire struct {
-	Content       []SplitRecord `json:"content"`
-	Page          integer       `json:"page"`
-	Size          integer       `json:"size"`
-	TotalPages    integer       `json:"totalPages"`
-	TotalElements integer       `json:"totalElements"`
-	Last          boolean       `json:"last"`
-}
-
 // UnmarshalJSON decodes the wire form.
 func (p *SplitPage) UnmarshalJSON(b []byte) error {
-	var w splitPageWire
+	var w pageWire[SplitRecord]
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
@@ -215,7 +206,7 @@ func (p *SplitPage) UnmarshalJSON(b []byte) error {
 
 // MarshalJSON encodes the service's wire form.
 func (p SplitPage) MarshalJSON() ([]byte, error) {
-	return json.Marshal(splitPageWire{Content: p.Records, Page: integer(p.Page), Size: integer(p.Size),
+	return json.Marshal(pageWire[SplitRecord]{Content: p.Records, Page: integer(p.Page), Size: integer(p.Size),
 		TotalPages: integer(p.TotalPages), TotalElements: integer(p.TotalElements), Last: boolean(p.Last)})
 }
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/time/rate"
+	"github.com/d19c4e34/itick/internal/quota"
 )
 
 // Plan is an iTick subscription plan. It gives the batch size and the
@@ -73,9 +73,13 @@ func ParsePlan(s string) (Plan, error) {
 	return 0, invalidArg("unknown plan %q (want Free, Base, Professional, Premium or Enterprise)", s)
 }
 
-// limiter paces requests evenly at the plan's quota with a burst of one, so
-// no sliding minute ever holds more calls than the quota.
-func (p Plan) limiter() *rate.Limiter {
-	every := time.Minute / time.Duration(p.CallsPerMinute())
-	return rate.NewLimiter(rate.Every(every), 1)
+// quotaMargin widens the client's minute a little, so that requests
+// arriving late by network jitter cannot put a server's own window over the
+// quota.
+const quotaMargin = time.Second
+
+// limiter lets the plan's whole per-minute quota go at once and never more
+// in any minute, the way the service counts it.
+func (p Plan) limiter() Limiter {
+	return quota.New(p.CallsPerMinute(), time.Minute+quotaMargin)
 }

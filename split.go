@@ -3,7 +3,6 @@ package itick
 import (
 	"context"
 	"iter"
-	"slices"
 	"strconv"
 )
 
@@ -28,36 +27,15 @@ func (s *StockService) SplitPage(ctx context.Context, region Region, page int) (
 // page, or at a page that repeats an earlier one; an error is yielded once
 // and ends the sequence. Breaking out of the loop stops fetching.
 func (s *StockService) Splits(ctx context.Context, region Region) iter.Seq2[SplitRecord, error] {
-	return func(yield func(SplitRecord, error) bool) {
-		var prev []SplitRecord
-		for page := 0; ; page++ {
-			p, err := s.SplitPage(ctx, region, page)
-			if err != nil {
-				yield(SplitRecord{}, err)
-				return
-			}
-			if len(p.Records) == 0 || (page > 0 && samePage(prev, p.Records, splitEqual)) {
-				return
-			}
-			for _, r := range p.Records {
-				if !yield(r, nil) {
-					return
-				}
-			}
-			if p.Last || (p.TotalPages > 0 && page+1 >= p.TotalPages) {
-				return
-			}
-			prev = p.Records
+	return pages(func(page int) (pageInfo[SplitRecord], error) {
+		p, err := s.SplitPage(ctx, region, page)
+		if err != nil {
+			return pageInfo[SplitRecord]{}, err
 		}
-	}
+		return pageInfo[SplitRecord]{items: p.Records, last: p.Last, totalPages: p.TotalPages}, nil
+	}, splitEqual)
 }
 
 func splitEqual(a, b SplitRecord) bool {
 	return a.ExDate.Equal(b.ExDate) && a.Region == b.Region && a.Name == b.Name && a.Code == b.Code && a.Ratio == b.Ratio
-}
-
-// samePage reports whether a page holds the same items as the one before
-// it: a server that ignores the paging parameter answers that way.
-func samePage[T any](prev, cur []T, eq func(a, b T) bool) bool {
-	return len(prev) > 0 && slices.EqualFunc(prev, cur, eq)
 }

@@ -25,3 +25,25 @@ func (s *StockService) Quotes(ctx context.Context, region Region, codes []string
 func (s *StockService) Klines(ctx context.Context, region Region, codes []string, interval Interval, limit int, opts ...KlineOption) (map[string][]Kline, error) {
 	return s.m.klines(ctx, region, codes, interval, limit, opts)
 }
+
+// Quote returns the real-time quote of one stock. WithQuoteExchange picks
+// a secondary exchange.
+func (s *StockService) Quote(ctx context.Context, region Region, code string, opts ...QuoteOption) (*Quote, error) {
+	return s.m.quote(ctx, region, code, opts)
+}
+
+// Kline returns up to limit candles of one stock, oldest first.
+func (s *StockService) Kline(ctx context.Context, region Region, code string, interval Interval, limit int, opts ...KlineOption) ([]Kline, error) {
+	return s.m.kline(ctx, region, code, interval, limit, opts)
+}
+
+// Tick returns the latest trade of one stock, with the session it
+// happened in. WithQuoteExchange picks a secondary exchange.
+func (s *StockService) Tick(ctx context.Context, region Region, code string, opts ...QuoteOption) (*Tick, error) {
+	return s.m.tick(ctx, region, code, opts)
+}
+
+// Ticks returns the latest trades of many stocks, keyed by code.
+func (s *StockService) Ticks(ctx context.Context, region Region, codes []string) (map[string]Tick, error) {
+	return s.m.ticks(ctx, region, codes)
+}

@@ -71,9 +71,12 @@ func CheckRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	return true, nil
 }
 
+// retryableError reports whether a failed attempt is worth repeating. It is
+// called only while the call's context is alive, so a deadline here is the
+// http.Client's per-attempt Timeout, which another attempt may beat.
 func retryableError(err error) bool {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
-		errors.Is(err, ErrBodyTooLarge) {
+	var limErr *LimiterError
+	if errors.As(err, &limErr) || errors.Is(err, ErrBodyTooLarge) {
 		return false
 	}
 	// A certificate the client does not trust will not become trusted on

@@ -101,16 +101,25 @@ func (a *Attempt) wait(ctx context.Context) error {
 		return nil
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("itick: waiting for the rate limiter: %w", ctxErr)
+		return &LimiterError{Err: ctxErr}
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("itick: waiting for the rate limiter: %w", err)
+		return &LimiterError{Err: err}
 	}
 	if _, ok := ctx.Deadline(); ok {
-		return fmt.Errorf("itick: rate limiter: %v: %w", err, context.DeadlineExceeded)
+		return &LimiterError{Err: fmt.Errorf("%v: %w", err, context.DeadlineExceeded)}
 	}
-	return fmt.Errorf("itick: rate limiter: %w", err)
+	return &LimiterError{Err: err}
 }
+
+// LimiterError is a limiter's refusal to let an attempt go. It is final:
+// retrying would only ask the same limiter again.
+type LimiterError struct{ Err error }
+
+func (e *LimiterError) Error() string { return "itick: rate limiter: " + e.Err.Error() }
+
+// Unwrap returns the limiter's own error.
+func (e *LimiterError) Unwrap() error { return e.Err }
 
 // buffer reads the whole body inside the attempt, so a connection that dies
 // mid-body is a transport error the retry policy sees, and a body over the

@@ -1,0 +1,265 @@
+package itick_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jarcoal/httpmock"
+
+	"github.com/d19c4e34/itick"
+)
+
+var (
+	ipoNWBT = itick.IPO{ListingDate: xms(1766016000000), Company: "Northwind Biotech Holdings", Code: "NWBT", Exchange: "NASDAQ",
+		Country: "US", MarketCap: "19.1M", Price: "3.50-4.50",
+		SubscriptionStart: xsec(1765497600), SubscriptionEnd: xsec(1765843200), ResultDate: xsec(1765929600)}
+	ipoHLAC = itick.IPO{ListingDate: xms(1766102400000), Company: "Harbor Lane Acquisition Corp", Code: "HLAC", Exchange: "NYSE",
+		Country: "US", MarketCap: "200M", Price: "10.00", SubscriptionStart: xsec(1765584000), SubscriptionEnd: xsec(1765929600)}
+	ipoQPM = itick.IPO{ListingDate: xms(1766361600000), Company: "Quarry Point Minerals", Code: "QPM", Exchange: "NYSE American",
+		Country: "US", MarketCap: "48.6M", Price: "5.00-6.00",
+		SubscriptionStart: xsec(1765843200), SubscriptionEnd: xsec(1766188800), ResultDate: xsec(1766275200)}
+)
+
+func stockInfoCases() []xCase {
+	return []xCase{
+		{"Stock.Info", "/stock/info", "stock_info.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.Info(ctx, itick.RegionUS, " AAPL")
+			},
+			xq("type", "stock", "region", "US", "code", "AAPL"),
+			&itick.StockInfo{Code: "AAPL", Name: "Apple Inc.", Type: "stock", Exchange: "NASDAQ", Sector: "Technology",
+				Industry: "Consumer Electronics", Logo: "https://static.itick.org/logo/AAPL.png", Region: itick.RegionUS,
+				Description: "Apple Inc. designs, manufactures and markets smartphones, personal computers, tablets, wearables and accessories worldwide.",
+				Website:     "https://www.apple.com", MarketCap: 4127000000000, Shares: 14776353000, PE: 37.21, Currency: "USD"}},
+		{"Stock.IPOPage", "/stock/ipo", "stock_ipo_page0.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.IPOPage(ctx, itick.IPOUpcoming, itick.RegionUS, 0)
+			},
+			xq("type", "upcoming", "region", "US", "page", "0"),
+			&itick.IPOPage{Records: []itick.IPO{ipoNWBT, ipoHLAC}, Page: 0, Size: 2, TotalPages: 2, TotalElements: 3}},
+		{"Stock.IPOPage recent", "/stock/ipo", "stock_ipo_page1.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.IPOPage(ctx, itick.IPORecent, itick.RegionHK, 1)
+			},
+			xq("type", "recent", "region", "HK", "page", "1"),
+			&itick.IPOPage{Records: []itick.IPO{ipoQPM}, Page: 1, Size: 2, TotalPages: 2, TotalElements: 3, Last: true}},
+	}
+}
+
+func TestStockInfo_DecodeFixtures(t *testing.T) {
+	t.Parallel()
+	runCases(t, stockInfoCases())
+}
+
+func TestStockInfo_Validate(t *testing.T) {
+	t.Parallel()
+	runBadCalls(t, []xBadCall{
+		{"Info empty region", "region", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Stock.Info(ctx, "", "AAPL"))
+		}},
+		{"Info empty code", `""`, func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Stock.Info(ctx, itick.RegionUS, ""))
+		}},
+		{"Info comma", "AAPL,MSFT", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Stock.Info(ctx, itick.RegionUS, "AAPL,MSFT"))
+		}},
+		{"IPOPage kind", "soon", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Stock.IPOPage(ctx, "soon", itick.RegionUS, 0))
+		}},
+		{"IPOPage region", "region", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Stock.IPOPage(ctx, itick.IPORecent, "", 0))
+		}},
+		{"IPOPage page", "-1", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Stock.IPOPage(ctx, itick.IPORecent, itick.RegionUS, -1))
+		}},
+		{"IPOs kind", `""`, func(ctx context.Context, c *itick.Client) error {
+			for _, err := range c.Stock.IPOs(ctx, "", itick.RegionUS) {
+				return err
+			}
+			return nil
+		}},
+		{"IPOs region", "U.S", func(ctx context.Context, c *itick.Client) error {
+			for _, err := range c.Stock.IPOs(ctx, itick.IPOUpcoming, "U.S") {
+				return err
+			}
+			return nil
+		}},
+	})
+}
+
+// ipoPageBody is a page of n IPOs whose codes start at first.
+func ipoPageBody(page, first, n, totalPages int, last bool) string {
+	var items []string
+	for i := range n {
+		items = append(items, fmt.Sprintf(`{"dt":%d,"cn":"Company %d","sc":"C%d","ex":"NYSE","ct":"US","bs":1765497600}`,
+			1766016000000+int64(first+i)*86400000, first+i, first+i))
+	}
+	return fmt.Sprintf(`{"code":0,"msg":"ok","data":{"content":[%s],"page":%d,"size":%d,"totalPages":%d,"totalElements":%d,"last":%t}}`,
+		strings.Join(items, ","), page, n, totalPages, totalPages*n, last)
+}
+
+// TestStockInfo_IPOsPaging: IPOs asks for page 0, 1, ... and stops after the
+// last page, at an empty page, at a page that repeats, after totalPages, on
+// an error, and when the loop breaks.
+func TestStockInfo_IPOsPaging(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		pages     func(page int) string // the body for a requested page
+		breakAt   int                   // stop the loop after this many items; 0: never
+		wantCodes []string
+		wantPages []int
+		wantErr   bool
+	}{
+		{
+			name: "last",
+			pages: func(p int) string {
+				return ipoPageBody(p, p*2, 2, 0, p == 1)
+			},
+			wantCodes: []string{"C0", "C1", "C2", "C3"},
+			wantPages: []int{0, 1},
+		},
+		{
+			name: "empty page",
+			pages: func(p int) string {
+				if p == 2 {
+					return ipoPageBody(p, 0, 0, 0, false)
+				}
+				return ipoPageBody(p, p*2, 2, 0, false)
+			},
+			wantCodes: []string{"C0", "C1", "C2", "C3"},
+			wantPages: []int{0, 1, 2},
+		},
+		{
+			name:      "repeat",
+			pages:     func(p int) string { return ipoPageBody(0, 0, 2, 0, false) },
+			wantCodes: []string{"C0", "C1"},
+			wantPages: []int{0, 1},
+		},
+		{
+			name:      "total pages",
+			pages:     func(p int) string { return ipoPageBody(p, p*2, 2, 3, false) },
+			wantCodes: []string{"C0", "C1", "C2", "C3", "C4", "C5"},
+			wantPages: []int{0, 1, 2},
+		},
+		{
+			name: "error",
+			pages: func(p int) string {
+				if p == 1 {
+					return `{"code":0,"msg":"E002 auth failed","data":null}`
+				}
+				return ipoPageBody(p, p*2, 2, 0, false)
+			},
+			wantCodes: []string{"C0", "C1"},
+			wantPages: []int{0, 1},
+			wantErr:   true,
+		},
+		{
+			name:      "break",
+			pages:     func(p int) string { return ipoPageBody(p, p*2, 2, 0, false) },
+			breakAt:   3,
+			wantCodes: []string{"C0", "C1", "C2"},
+			wantPages: []int{0, 1},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, mt := xClient(t)
+			var pagesAsked []int
+			var calls atomic.Int32
+			mt.RegisterResponder(http.MethodGet, xBase+"/stock/ipo", func(req *http.Request) (*http.Response, error) {
+				if calls.Add(1) > 10 {
+					t.Error("more than 10 pages requested")
+					return httpmock.NewStringResponse(http.StatusOK, ipoPageBody(0, 0, 0, 0, true)), nil
+				}
+				q := req.URL.Query()
+				if q.Get("type") != "recent" || q.Get("region") != "US" {
+					t.Errorf("query = %v", q)
+				}
+				p, _ := strconv.Atoi(q.Get("page"))
+				pagesAsked = append(pagesAsked, p)
+				return httpmock.NewStringResponse(http.StatusOK, tc.pages(p)), nil
+			})
+			var codes []string
+			var errs []error
+			for ipo, err := range c.Stock.IPOs(t.Context(), itick.IPORecent, itick.RegionUS) {
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				codes = append(codes, ipo.Code)
+				if ipo.SubscriptionStart != xsec(1765497600) {
+					t.Errorf("%s: SubscriptionStart = %v", ipo.Code, ipo.SubscriptionStart)
+				}
+				if tc.breakAt > 0 && len(codes) == tc.breakAt {
+					break
+				}
+			}
+			if diff := cmp.Diff(tc.wantCodes, codes); diff != "" {
+				t.Errorf("codes (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantPages, pagesAsked); diff != "" {
+				t.Errorf("pages requested (-want +got):\n%s", diff)
+			}
+			if tc.wantErr {
+				if len(errs) != 1 || !errors.Is(errs[0], itick.ErrUnauthorized) {
+					t.Errorf("errors = %v, want one ErrUnauthorized", errs)
+				}
+			} else if len(errs) != 0 {
+				t.Errorf("errors = %v", errs)
+			}
+		})
+	}
+}
+
+// TestStockInfo_SplitsStillPage: Splits runs on the shared page iterator.
+func TestStockInfo_SplitsStillPage(t *testing.T) {
+	t.Parallel()
+	c, mt := xClient(t)
+	var asked []string
+	mt.RegisterResponder(http.MethodGet, xBase+"/stock/split", func(req *http.Request) (*http.Response, error) {
+		p := req.URL.Query().Get("page")
+		asked = append(asked, p)
+		body := fmt.Sprintf(`{"code":0,"msg":"ok","data":{"content":[{"d":1765497600000,"r":"US","n":"N%s","c":"C%s","v":"1:10"}],"page":%s,"size":1,"totalPages":2,"last":false}}`, p, p, p)
+		return httpmock.NewStringResponse(http.StatusOK, body), nil
+	})
+	var codes []string
+	for r, err := range c.Stock.Splits(t.Context(), itick.RegionUS) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		codes = append(codes, r.Code)
+	}
+	if diff := cmp.Diff([]string{"C0", "C1"}, codes); diff != "" {
+		t.Errorf("codes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"0", "1"}, asked); diff != "" {
+		t.Errorf("pages (-want +got):\n%s", diff)
+	}
+}
+
+func TestStockInfo_RoundTrip(t *testing.T) {
+	t.Parallel()
+	roundTrip[itick.StockInfo](t, xData(t, "stock_info.json"))
+	roundTrip[itick.IPOPage](t, xData(t, "stock_ipo_page1.json"))
+	p, _ := roundTrip[itick.IPOPage](t, xData(t, "stock_ipo_page0.json"))
+
+	// dt goes out in milliseconds, bs, es and ro in seconds.
+	_, wire := roundTrip[itick.IPO](t, []byte(`{"dt":1766016000000,"cn":"Northwind Biotech Holdings","sc":"NWBT","ex":"NASDAQ","ct":"US","mc":"19.1M","pr":"3.50-4.50","bs":1765497600,"es":1765843200,"ro":1765929600}`))
+	const want = `{"dt":1766016000000,"cn":"Northwind Biotech Holdings","sc":"NWBT","ex":"NASDAQ","ct":"US","mc":"19.1M","pr":"3.50-4.50","bs":1765497600,"es":1765843200,"ro":1765929600}`
+	if string(wire) != want {
+		t.Errorf("IPO wire form\n got %s\nwant %s", wire, want)
+	}
+	if got := p.Records[0].SubscriptionEnd; !got.Equal(time.Date(2025, 12, 16, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("es decoded to %v, want 2025-12-16 (seconds, not ms)", got)
+	}
+}
