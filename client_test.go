@@ -263,8 +263,8 @@ func TestOptions_LimiterOrder(t *testing.T) {
 }
 
 // TestOptions_DefaultLimiterFollowsPlan: without WithRateLimit or
-// WithLimiter, PlanFree's quota of 5 calls a minute makes a second call
-// wait longer than a short deadline.
+// WithLimiter, PlanFree's quota of 5 calls a minute lets 5 calls go and
+// makes the sixth wait longer than a short deadline.
 func TestOptions_DefaultLimiterFollowsPlan(t *testing.T) {
 	t.Parallel()
 	mt := httpmock.NewMockTransport()
@@ -273,8 +273,10 @@ func TestOptions_DefaultLimiterFollowsPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
-		t.Fatal(err)
+	for i := range 5 {
+		if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 	defer cancel()
@@ -282,8 +284,8 @@ func TestOptions_DefaultLimiterFollowsPlan(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want the plan's limiter to refuse with DeadlineExceeded", err)
 	}
-	if n := mt.GetTotalCallCount(); n != 1 {
-		t.Errorf("%d requests, want 1", n)
+	if n := mt.GetTotalCallCount(); n != 5 {
+		t.Errorf("%d requests, want 5", n)
 	}
 }
 

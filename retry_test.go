@@ -493,3 +493,19 @@ func TestBehaviour6_UntrustedCertificateNotRetried(t *testing.T) {
 		t.Errorf("%d connections, want 1 (not retried)", n)
 	}
 }
+
+// TestBehaviour6_PerAttemptTimeoutRetried: the http.Client's Timeout bounds
+// one attempt; an attempt that times out is a transport error and retried
+// while the call's own context is alive.
+func TestBehaviour6_PerAttemptTimeoutRetried(t *testing.T) {
+	t.Parallel()
+	srv, entered := hangingServer(t)
+	c := newServerClient(t, srv.URL, itick.WithHTTPClient(&http.Client{Timeout: 200 * time.Millisecond}), itick.WithRetries(2))
+	_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+	if err == nil {
+		t.Fatal("err = nil from a server that never answers")
+	}
+	if n := len(entered); n != 3 {
+		t.Errorf("%d attempts reached the server, want 3", n)
+	}
+}

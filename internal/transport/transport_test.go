@@ -138,8 +138,10 @@ func TestCheckRetry(t *testing.T) {
 		{"connection reset", bg, nil, errors.New("read: connection reset by peer"), true},
 		{"EOF", bg, nil, io.ErrUnexpectedEOF, true},
 		{"body too large", bg, nil, fmt.Errorf("wrapped: %w", ErrBodyTooLarge), false},
-		{"context canceled error", bg, nil, fmt.Errorf("x: %w", context.Canceled), false},
-		{"deadline error", bg, nil, fmt.Errorf("x: %w", context.DeadlineExceeded), false},
+		// With the call's context alive, a deadline is the http.Client's
+		// per-attempt Timeout, which another attempt may beat.
+		{"per-attempt timeout", bg, nil, fmt.Errorf("Client.Timeout exceeded: %w", context.DeadlineExceeded), true},
+		{"limiter refusal", bg, nil, &LimiterError{Err: fmt.Errorf("slot past deadline: %w", context.DeadlineExceeded)}, false},
 		{"unknown authority", bg, nil, fmt.Errorf("tls: %w", x509.UnknownAuthorityError{}), false},
 		{"certificate not verified", bg, nil, fmt.Errorf("Get: %w", &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}), false},
 		{"bad scheme", bg, nil, errors.New(`unsupported protocol scheme "ftp"`), false},
