@@ -509,3 +509,43 @@ func TestBehaviour6_PerAttemptTimeoutRetried(t *testing.T) {
 		t.Errorf("%d attempts reached the server, want 3", n)
 	}
 }
+
+// TestBehaviour6_BackoffAtLeastMin: without Retry-After, each retry waits
+// at least WithBackoff's min (the upper bound is unit-tested on Jitter).
+func TestBehaviour6_BackoffAtLeastMin(t *testing.T) {
+	t.Parallel()
+	const min = 30 * time.Millisecond
+	c, mt := newMockClient(t, itick.WithBackoff(min, 2*min), itick.WithRetries(3))
+	var st stamped
+	mt.RegisterResponder("GET", mockBase+"/stock/quotes", st.wrap(sequence(body(500, ""), body(502, ""), body(503, ""), body(200, okQuotes))))
+	if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.times) != 4 {
+		t.Fatalf("%d attempts, want 4", len(st.times))
+	}
+	for i := 1; i < len(st.times); i++ {
+		if gap := st.times[i].Sub(st.times[i-1]); gap < min {
+			t.Errorf("retry %d came %v after the previous attempt, want at least %v", i, gap, min)
+		}
+	}
+}
+
+// TestWithHTTPClient_NilTransport: an http.Client without a Transport gets
+// the SDK's default one.
+func TestWithHTTPClient_NilTransport(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("token") != testToken {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprint(w, okQuotes)
+	}))
+	defer srv.Close()
+	c := newServerClient(t, srv.URL, itick.WithHTTPClient(&http.Client{Timeout: 5 * time.Second}))
+	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+	if err != nil || got["700"].Last != 616 {
+		t.Fatalf("Quotes = %v, %v", got, err)
+	}
+}
