@@ -150,10 +150,10 @@ func TestBehaviour1_CodesTrimmedDedupedCaseKept(t *testing.T) {
 }
 
 // chunkServer answers quote requests for any codes, recording the chunk
-// sizes and the most requests in flight at once. Each request holds until
-// limit requests are in flight together (or a safety bound passes), so a
-// client that runs chunks concurrently reaches its limit and one that runs
-// more than it shows it.
+// sizes and the most requests in flight at once. Requests hold until limit
+// of them are in flight together and a moment has passed (or a safety
+// bound passes), so a client that runs chunks concurrently reaches its
+// limit and one that runs more than it shows them.
 type chunkServer struct {
 	limit    int
 	inFlight atomic.Int64
@@ -185,7 +185,9 @@ func (s *chunkServer) responder(skip map[string]bool) httpmock.Responder {
 			}
 		}
 		if n >= int64(s.limit) {
-			s.once.Do(func() { close(s.gate) })
+			// Hold the gate a moment longer, so that a client running more
+			// chunks than its limit shows them here.
+			s.once.Do(func() { time.AfterFunc(30*time.Millisecond, func() { close(s.gate) }) })
 		}
 		select {
 		case <-s.gate:

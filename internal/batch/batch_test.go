@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -150,7 +151,8 @@ func TestRun_AllIndicesOnceWithinLimit(t *testing.T) {
 					}
 				}
 				if n >= int64(tc.wantMax) {
-					once.Do(func() { close(gate) })
+					// A moment's hold lets a Run over its limit show it.
+					once.Do(func() { time.AfterFunc(30*time.Millisecond, func() { close(gate) }) })
 				}
 				<-gate
 				mu.Lock()
