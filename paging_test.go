@@ -84,6 +84,9 @@ func TestBehaviour10_SplitsPaging(t *testing.T) {
 					t.Fatal(err)
 				}
 				got = append(got, r.Code)
+				if len(got) > 100 {
+					t.Fatal("Splits does not stop")
+				}
 			}
 			if len(got) != tc.wantN {
 				t.Errorf("%d records (%v), want %d", len(got), got, tc.wantN)
@@ -213,6 +216,9 @@ func TestBehaviour10_NewsAllCursor(t *testing.T) {
 					t.Fatal(err)
 				}
 				got = append(got, it.ID)
+				if len(got) > 100 {
+					t.Fatal("News.All does not stop")
+				}
 			}
 			if diff := cmp.Diff(tc.wantIDs, got); diff != "" {
 				t.Errorf("items (-want +got):\n%s", diff)
