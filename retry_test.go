@@ -549,3 +549,32 @@ func TestWithHTTPClient_NilTransport(t *testing.T) {
 		t.Fatalf("Quotes = %v, %v", got, err)
 	}
 }
+
+// TestBehaviour6_TruncatedBodyRetried: a connection that dies in the middle
+// of the body is a transport error and retried, over a real socket.
+func TestBehaviour6_TruncatedBodyRetried(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.Header().Set("Content-Length", "1000")
+			_, _ = w.Write([]byte(okQuotes[:20]))
+			w.(http.Flusher).Flush()
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return
+		}
+		fmt.Fprint(w, okQuotes)
+	}))
+	defer srv.Close()
+	c := newServerClient(t, srv.URL, itick.WithRetries(2))
+	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+	if err != nil {
+		t.Fatalf("err = %v", err)
+	}
+	if got["700"].Last != 616 || n.Load() != 2 {
+		t.Errorf("got %v after %d attempts, want the quote after 2", got, n.Load())
+	}
+}
