@@ -163,8 +163,10 @@ func defaultTransport() http.RoundTripper {
 	return t
 }
 
-// String describes the client without its token. The methods printing a
-// Client have value receivers, so printing a dereferenced Client is safe too.
+// String describes the client without its token. It and GoString and
+// Format have value receivers so that a Client value, not only a pointer,
+// prints this way: fmt would otherwise print its fields, and a verb such as
+// %s prints the transport's fields, token included.
 func (c Client) String() string {
 	return fmt.Sprintf("itick.Client{BaseURL: %q, Plan: %s, BatchSize: %d, Concurrency: %d}",
 		c.baseURL.String(), c.plan, c.batchSize, c.concurrency)
@@ -186,6 +188,9 @@ func (c *Client) BatchSize() int { return c.batchSize }
 // escaped form, so a segment may carry an escaped '/'. Service errors come
 // back as *APIError unwrapped; transport errors are wrapped with the path.
 func (c *Client) get(ctx context.Context, path string, q url.Values, out any) error {
+	if err := checkContext(ctx); err != nil {
+		return err
+	}
 	u := *c.baseURL
 	u.Path = c.baseURL.Path + path
 	if strings.Contains(path, "%") {

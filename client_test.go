@@ -226,7 +226,7 @@ func TestOptions_LimiterOrder(t *testing.T) {
 	cases := []struct {
 		name      string
 		opts      func(l itick.Limiter) []itick.Option
-		wantWaits int64
+		wantWaits int32
 	}{
 		{"WithLimiter last", func(l itick.Limiter) []itick.Option {
 			return []itick.Option{itick.WithRateLimit(rate.Inf, 0), itick.WithLimiter(l)}

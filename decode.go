@@ -132,11 +132,14 @@ func (t *millis) UnmarshalJSON(b []byte) error {
 	if math.Abs(f) > maxUnixMillis {
 		return fmt.Errorf("itick: timestamp %s out of range", b)
 	}
+	// A time under one unit past the epoch floors to 0, which encodes as
+	// the zero Time; decoding it as the epoch would not round-trip.
+	f = math.Floor(f)
 	if f == 0 {
 		*t = millis{}
 		return nil
 	}
-	*t = millis(time.UnixMilli(int64(math.Floor(f))).UTC())
+	*t = millis(time.UnixMilli(int64(f)).UTC())
 	return nil
 }
 
@@ -159,11 +162,12 @@ func (t *seconds) UnmarshalJSON(b []byte) error {
 	if math.Abs(f) > maxUnixSeconds {
 		return fmt.Errorf("itick: timestamp %s out of range", b)
 	}
+	f = math.Floor(f)
 	if f == 0 {
 		*t = seconds{}
 		return nil
 	}
-	*t = seconds(time.Unix(int64(math.Floor(f)), 0).UTC())
+	*t = seconds(time.Unix(int64(f), 0).UTC())
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package itick
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -31,6 +32,15 @@ var (
 // invalidArg wraps ErrInvalidArgument with what was wrong.
 func invalidArg(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
+}
+
+// checkContext refuses a nil context, which would otherwise panic deep in
+// the transport.
+func checkContext(ctx context.Context) error {
+	if ctx == nil {
+		return invalidArg("ctx is nil (use context.Background())")
+	}
+	return nil
 }
 
 // APIError is a response the service sent that is not a success: a non-2xx

@@ -1,7 +1,6 @@
 package itick_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -163,13 +162,7 @@ func echoQuotes() httpmock.Responder {
 	}
 }
 
-// countingLimiter counts its waits and lets every one through.
-type countingLimiter struct{ n atomic.Int64 }
-
-func (l *countingLimiter) Wait(ctx context.Context) error {
-	l.n.Add(1)
-	return ctx.Err()
-}
+// countingLimiter (validation_test.go) counts its waits.
 
 // blockingLimiter blocks every wait until ctx ends, signalling entered
 // first.
@@ -184,23 +177,7 @@ func (l *blockingLimiter) Wait(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent writers (log output).
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer (secret_test.go) collects log output from many goroutines.
 
 // ms is a Unix millisecond timestamp as the UTC time the SDK decodes.
 func ms(v int64) time.Time { return time.UnixMilli(v).UTC() }

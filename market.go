@@ -292,6 +292,9 @@ func fetchOne[T any](ctx context.Context, c *Client, path string, region Region,
 // come back with a *BatchError naming the codes that did not.
 func fetchBatch[T any](ctx context.Context, c *Client, path string, region Region, codes []string,
 	extra url.Values, after func(map[string]T)) (map[string]T, error) {
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := region.validate(); err != nil {
 		return nil, err
 	}

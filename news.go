@@ -34,6 +34,9 @@ func (q NewsQuery) values() (url.Values, error) {
 // List returns one page of news. Pass the page's NextCursor back in
 // q.Cursor for the next one, or use All.
 func (s *NewsService) List(ctx context.Context, q NewsQuery) (*NewsPage, error) {
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	v, err := q.values()
 	if err != nil {
 		return nil, err

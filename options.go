@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"time"
 
@@ -154,12 +155,23 @@ func WithRateLimit(perSecond rate.Limit, burst int) Option {
 // WithLimiter sets any limiter, such as one shared across processes.
 func WithLimiter(l Limiter) Option {
 	return func(s *settings) error {
-		if l == nil {
+		if l == nil || isNil(l) {
 			return invalidArg("WithLimiter: nil Limiter")
 		}
 		s.limiter, s.limiterSet = l, true
 		return nil
 	}
+}
+
+// isNil reports an interface holding a nil pointer, such as a nil
+// *rate.Limiter, which would panic on its first Wait.
+func isNil(v any) bool {
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Slice, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
 }
 
 // WithMaxResponseBytes bounds a response body; a larger one is an error

@@ -9,6 +9,9 @@ import (
 // SplitPage returns one page (0-based) of the stock splits and reverse
 // splits of a region.
 func (s *StockService) SplitPage(ctx context.Context, region Region, page int) (*SplitPage, error) {
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if err := region.validate(); err != nil {
 		return nil, err
 	}

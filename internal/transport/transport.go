@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -187,8 +188,8 @@ func (a *Attempt) log(ctx context.Context, req *http.Request, attempt int, resp 
 	}
 	attrs := []slog.Attr{
 		slog.String("method", req.Method),
-		slog.String("path", req.URL.Path),
-		slog.String("query", req.URL.RawQuery),
+		slog.String("path", a.redact(req.URL.Path)),
+		slog.String("query", a.redact(req.URL.RawQuery)),
 		slog.Int("attempt", attempt),
 		slog.Duration("duration", d),
 	}
@@ -196,11 +197,19 @@ func (a *Attempt) log(ctx context.Context, req *http.Request, attempt int, resp 
 		attrs = append(attrs, slog.Int("status", resp.StatusCode), slog.Int64("bytes", resp.ContentLength))
 	}
 	if err != nil {
-		msg := err.Error()
-		if a.Token != "" {
-			msg = strings.ReplaceAll(msg, a.Token, "[redacted]")
-		}
-		attrs = append(attrs, slog.String("error", msg))
+		attrs = append(attrs, slog.String("error", a.redact(err.Error())))
 	}
 	a.Logger.LogAttrs(ctx, slog.LevelDebug, "itick request", attrs...)
+}
+
+// redact removes the token from text the service controls: a redirect can
+// put it in the URL of a later attempt.
+func (a *Attempt) redact(s string) string {
+	if a.Token == "" {
+		return s
+	}
+	for _, t := range [...]string{a.Token, url.QueryEscape(a.Token), url.PathEscape(a.Token)} {
+		s = strings.ReplaceAll(s, t, "[redacted]")
+	}
+	return s
 }

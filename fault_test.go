@@ -1,0 +1,743 @@
+package itick_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/time/rate"
+
+	"github.com/d19c4e34/itick"
+)
+
+// faultToken is the token of every client in these tests; tests look for it
+// where it must not be.
+const faultToken = "tok-7f3a9c-do-not-leak"
+
+// faultCallTimeout bounds every call: a call that does not end by then has
+// failed to stop on its own.
+const faultCallTimeout = 2 * time.Second
+
+// newFaultClient returns a client for baseURL over its own transport, with
+// fast backoff, no client-side rate limit and three retries unless opts say
+// otherwise. The transport's idle connections are closed when the test ends.
+func newFaultClient(t *testing.T, baseURL string, opts ...itick.Option) (*itick.Client, *http.Transport) {
+	t.Helper()
+	return newFaultClientWith(t, baseURL, &http.Client{}, opts...)
+}
+
+func newFaultClientWith(t *testing.T, baseURL string, hc *http.Client, opts ...itick.Option) (*itick.Client, *http.Transport) {
+	t.Helper()
+	tr := &http.Transport{MaxIdleConnsPerHost: 8}
+	hc.Transport = tr
+	all := append([]itick.Option{
+		itick.WithBaseURL(baseURL),
+		itick.WithHTTPClient(hc),
+		itick.WithBackoff(time.Millisecond, 5*time.Millisecond),
+		itick.WithRateLimit(rate.Inf, 0),
+		itick.WithRetries(3),
+	}, opts...)
+	c, err := itick.NewClient(faultToken, all...)
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	t.Cleanup(tr.CloseIdleConnections)
+	return c, tr
+}
+
+// faultServer is an httptest server that counts the requests it gets.
+// Handlers that block select on done, which closes before the server does.
+type faultServer struct {
+	*httptest.Server
+	hits atomic.Int32
+	done chan struct{}
+}
+
+func startFaultServer(t *testing.T, h func(s *faultServer, w http.ResponseWriter, r *http.Request, n int)) *faultServer {
+	t.Helper()
+	s := &faultServer{done: make(chan struct{})}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h(s, w, r, int(s.hits.Add(1)))
+	}))
+	t.Cleanup(func() {
+		close(s.done)
+		s.Close()
+	})
+	return s
+}
+
+const quote700 = `{"s":"700","ld":616,"o":608,"p":608,"h":616,"l":601.5,"t":1765526889000,"v":17825495,"tu":10871536434.36,"ts":0,"ch":8,"chp":1.32}`
+
+const quotesOK = `{"code":0,"msg":null,"data":{"700":` + quote700 + `}}`
+
+func wantQuotes700() map[string]itick.Quote {
+	return map[string]itick.Quote{"700": {Symbol: "700", Last: 616, Open: 608, PrevClose: 608, High: 616, Low: 601.5,
+		Time: time.UnixMilli(1765526889000).UTC(), Volume: 17825495, Turnover: 10871536434.36, Change: 8, ChangePercent: 1.32}}
+}
+
+// reply is one scripted response.
+type reply struct {
+	status      int
+	retryAfter  func() string // nil: no Retry-After
+	contentType string        // "": application/json
+	body        string
+}
+
+var ok200 = reply{status: 200, body: quotesOK}
+
+func statusReply(status int) reply {
+	return reply{status: status, body: fmt.Sprintf(`{"code":%d,"msg":"%s"}`, status, http.StatusText(status))}
+}
+
+func (r reply) with(retryAfter string) reply {
+	r.retryAfter = func() string { return retryAfter }
+	return r
+}
+
+func (r reply) withDate(offset time.Duration) reply {
+	r.retryAfter = func() string { return time.Now().Add(offset).UTC().Format(http.TimeFormat) }
+	return r
+}
+
+func repeat(r reply, n int) []reply {
+	s := make([]reply, n)
+	for i := range s {
+		s[i] = r
+	}
+	return s
+}
+
+// TestFaultStatuses runs scripted response sequences against a client with
+// retries: the n-th request gets script[n-1], and the last entry repeats.
+func TestFaultStatuses(t *testing.T) {
+	type want struct {
+		attempts   int
+		status     int   // 0: the call succeeds
+		is         error // also matched when status != 0
+		retryAfter time.Duration
+		minGap     time.Duration // least time between the first two attempts
+	}
+	tests := []struct {
+		name    string
+		script  []reply
+		retries int
+		want    want
+	}{
+		{"429 storm without Retry-After", []reply{statusReply(429)}, 3,
+			want{attempts: 4, status: 429, is: itick.ErrRateLimited}},
+		{"429 storm without Retry-After that ends", append(repeat(statusReply(429), 2), ok200), 3,
+			want{attempts: 3}},
+		{"429 Retry-After 0 s storm", []reply{statusReply(429).with("0")}, 2,
+			want{attempts: 3, status: 429, is: itick.ErrRateLimited}},
+		{"429 Retry-After 1 s then success, past the backoff max", []reply{statusReply(429).with("1"), ok200}, 3,
+			want{attempts: 2, minGap: time.Second}},
+		{"429 Retry-After HTTP date in the past then success", []reply{statusReply(429).withDate(-time.Hour), ok200}, 3,
+			want{attempts: 2}},
+		{"429 Retry-After HTTP date storm that ends", append(repeat(statusReply(429).withDate(-time.Second), 3), ok200), 3,
+			want{attempts: 4}},
+		{"429 Retry-After 120 s is not waited for", []reply{statusReply(429).with("120")}, 3,
+			want{attempts: 1, status: 429, is: itick.ErrRateLimited, retryAfter: 120 * time.Second}},
+		{"429 Retry-After HTTP date 3 min ahead is not waited for", []reply{statusReply(429).withDate(3 * time.Minute)}, 3,
+			want{attempts: 1, status: 429, is: itick.ErrRateLimited, retryAfter: 3 * time.Minute}},
+		{"500 burst that ends", append(repeat(statusReply(500), 2), ok200), 3, want{attempts: 3}},
+		{"502 burst that ends", append(repeat(statusReply(502), 3), ok200), 3, want{attempts: 4}},
+		{"503 burst that ends", append(repeat(statusReply(503), 1), ok200), 3, want{attempts: 2}},
+		{"504 burst that ends", append(repeat(statusReply(504), 2), ok200), 3, want{attempts: 3}},
+		{"500 that does not end", []reply{statusReply(500)}, 3, want{attempts: 4, status: 500}},
+		{"502 that does not end", []reply{statusReply(502)}, 2, want{attempts: 3, status: 502}},
+		{"503 that does not end", []reply{statusReply(503)}, 1, want{attempts: 2, status: 503}},
+		{"504 that does not end", []reply{statusReply(504)}, 3, want{attempts: 4, status: 504}},
+		{"503 with retries off", []reply{statusReply(503)}, 0, want{attempts: 1, status: 503}},
+		{"502 gateway HTML page then success", []reply{{status: 502, contentType: "text/html", body: "<html><body>Bad Gateway</body></html>"}, ok200}, 3,
+			want{attempts: 2}},
+		{"400 is not retried", []reply{statusReply(400)}, 3, want{attempts: 1, status: 400}},
+		{"401 is not retried", []reply{{status: 401, body: `{"message":"Invalid API key in request"}`}}, 3,
+			want{attempts: 1, status: 401, is: itick.ErrUnauthorized}},
+		{"403 is not retried", []reply{statusReply(403)}, 3, want{attempts: 1, status: 403, is: itick.ErrUnauthorized}},
+		{"404 is not retried", []reply{statusReply(404)}, 3, want{attempts: 1, status: 404, is: itick.ErrNotFound}},
+		{"501 is not retried", []reply{statusReply(501)}, 3, want{attempts: 1, status: 501}},
+		{"200 with a body that is not JSON", []reply{{status: 200, contentType: "text/html", body: "<html>maintenance</html>"}}, 3,
+			want{attempts: 1, status: 200}},
+		{"200 with an empty body", []reply{{status: 200, body: ""}}, 3, want{attempts: 1, status: 200}},
+		{"200 with a gateway body and no envelope", []reply{{status: 200, body: `{"message":"Invalid API key in request"}`}}, 3,
+			want{attempts: 1, status: 200, is: itick.ErrUnauthorized}},
+		{"200 with code 0 and an error text", []reply{{status: 200, body: `{"code":0,"msg":"auth failed","data":null}`}}, 3,
+			want{attempts: 1, status: 200, is: itick.ErrUnauthorized}},
+		{"200 with a truncated envelope", []reply{{status: 200, body: quotesOK[:len(quotesOK)/2]}}, 3,
+			want{attempts: 1, status: 200}},
+		{"right JSON served as text/html", []reply{{status: 200, contentType: "text/html; charset=utf-8", body: quotesOK}}, 3,
+			want{attempts: 1}},
+		{"right JSON served as text/plain", []reply{{status: 200, contentType: "text/plain", body: quotesOK}}, 3,
+			want{attempts: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkGoroutines(t)
+			var mu sync.Mutex
+			var arrivals []time.Time
+			srv := startFaultServer(t, func(_ *faultServer, w http.ResponseWriter, r *http.Request, n int) {
+				mu.Lock()
+				arrivals = append(arrivals, time.Now())
+				mu.Unlock()
+				rep := tt.script[min(n, len(tt.script))-1]
+				ct := rep.contentType
+				if ct == "" {
+					ct = "application/json"
+				}
+				w.Header().Set("Content-Type", ct)
+				if rep.retryAfter != nil {
+					w.Header().Set("Retry-After", rep.retryAfter())
+				}
+				w.WriteHeader(rep.status)
+				io.WriteString(w, rep.body)
+			})
+			c, _ := newFaultClient(t, srv.URL, itick.WithRetries(tt.retries))
+
+			ctx, cancel := context.WithTimeout(context.Background(), faultCallTimeout)
+			defer cancel()
+			got, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
+
+			if n := int(srv.hits.Load()); n != tt.want.attempts {
+				t.Errorf("server saw %d attempts, want %d", n, tt.want.attempts)
+			}
+			if tt.want.minGap > 0 {
+				mu.Lock()
+				if len(arrivals) >= 2 {
+					if gap := arrivals[1].Sub(arrivals[0]); gap < tt.want.minGap {
+						t.Errorf("second attempt came %v after the first, want at least %v", gap, tt.want.minGap)
+					}
+				}
+				mu.Unlock()
+			}
+			if tt.want.status == 0 {
+				if err != nil {
+					t.Fatalf("Quotes: %v", err)
+				}
+				if diff := cmp.Diff(wantQuotes700(), got); diff != "" {
+					t.Errorf("Quotes (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if got != nil {
+				t.Errorf("Quotes returned %v with its error", got)
+			}
+			var apiErr *itick.APIError
+			if !errors.As(err, &apiErr) {
+				t.Fatalf("error %v (%T) is not an *APIError", err, err)
+			}
+			if apiErr.StatusCode != tt.want.status {
+				t.Errorf("StatusCode = %d, want %d", apiErr.StatusCode, tt.want.status)
+			}
+			if apiErr.Path != "/stock/quotes" {
+				t.Errorf("Path = %q, want /stock/quotes", apiErr.Path)
+			}
+			if tt.want.is != nil && !errors.Is(err, tt.want.is) {
+				t.Errorf("error %v does not match %v", err, tt.want.is)
+			}
+			if errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("call ran into its deadline: %v", err)
+			}
+			// An HTTP date has whole seconds, so allow for the one that passes.
+			if d := tt.want.retryAfter - apiErr.RetryAfter; d < 0 || d > 2*time.Second {
+				t.Errorf("RetryAfter = %v, want %v", apiErr.RetryAfter, tt.want.retryAfter)
+			}
+		})
+	}
+}
+
+// TestFaultRetryAfterPastDeadline checks that a Retry-After the client would
+// honour does not outlive the call's context.
+func TestFaultRetryAfterPastDeadline(t *testing.T) {
+	checkGoroutines(t)
+	srv := startFaultServer(t, func(_ *faultServer, w http.ResponseWriter, _ *http.Request, _ int) {
+		w.Header().Set("Retry-After", "30")
+		w.WriteHeader(http.StatusTooManyRequests)
+	})
+	c, _ := newFaultClient(t, srv.URL)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("error %v, want context.DeadlineExceeded", err)
+	}
+	if n := srv.hits.Load(); n != 1 {
+		t.Errorf("server saw %d attempts, want 1", n)
+	}
+}
+
+// TestFaultHang covers servers that stop answering: the call's context, or
+// the http.Client's per-attempt Timeout, ends each attempt.
+func TestFaultHang(t *testing.T) {
+	tests := []struct {
+		name          string
+		afterHeaders  bool
+		ctxTimeout    time.Duration
+		clientTimeout time.Duration
+		retries       int
+		wantAttempts  int
+	}{
+		{"hangs after the headers, context ends the call", true, 300 * time.Millisecond, 0, 3, 1},
+		{"hangs before the headers, context ends the call", false, 300 * time.Millisecond, 0, 3, 1},
+		{"hangs after the headers, per-attempt timeout, retried", true, faultCallTimeout, 100 * time.Millisecond, 2, 3},
+		{"hangs before the headers, per-attempt timeout, retried", false, faultCallTimeout, 100 * time.Millisecond, 2, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkGoroutines(t)
+			srv := startFaultServer(t, func(s *faultServer, w http.ResponseWriter, r *http.Request, _ int) {
+				if tt.afterHeaders {
+					w.Header().Set("Content-Type", "application/json")
+					w.Header().Set("Content-Length", "1000")
+					w.WriteHeader(http.StatusOK)
+					io.WriteString(w, `{"code":0,"data":{`)
+					w.(http.Flusher).Flush()
+				}
+				select {
+				case <-r.Context().Done():
+				case <-s.done:
+				}
+			})
+			c, _ := newFaultClientWith(t, srv.URL, &http.Client{Timeout: tt.clientTimeout}, itick.WithRetries(tt.retries))
+			ctx, cancel := context.WithTimeout(context.Background(), tt.ctxTimeout)
+			defer cancel()
+			got, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
+			if err == nil {
+				t.Fatalf("Quotes returned %v and no error", got)
+			}
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("error %v does not match context.DeadlineExceeded", err)
+			}
+			if tt.clientTimeout > 0 && ctx.Err() != nil {
+				t.Errorf("the call's own context ended (%v): the per-attempt timeout did not", ctx.Err())
+			}
+			if n := int(srv.hits.Load()); n != tt.wantAttempts {
+				t.Errorf("server saw %d attempts, want %d", n, tt.wantAttempts)
+			}
+		})
+	}
+}
+
+// rawServer is a TCP server on 127.0.0.1 that reads each request and hands
+// the connection to a function, for faults net/http will not produce. Each
+// connection serves one request.
+type rawServer struct {
+	ln   net.Listener
+	hits atomic.Int32
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	open map[net.Conn]struct{}
+}
+
+func startRawServer(t *testing.T, serve func(c net.Conn, n int)) *rawServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &rawServer{ln: ln, open: map[net.Conn]struct{}{}}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.open[c] = struct{}{}
+			s.mu.Unlock()
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				defer func() {
+					s.mu.Lock()
+					delete(s.open, c)
+					s.mu.Unlock()
+					c.Close()
+				}()
+				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+					return
+				}
+				serve(c, int(s.hits.Add(1)))
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		s.mu.Lock()
+		for c := range s.open {
+			c.Close()
+		}
+		s.mu.Unlock()
+		s.wg.Wait()
+	})
+	return s
+}
+
+func (s *rawServer) URL() string { return "http://" + s.ln.Addr().String() }
+
+// writeOK answers with a whole, valid response.
+func writeOK(c net.Conn) {
+	fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+		len(quotesOK), quotesOK)
+}
+
+// writeHead starts a response that promises a body of n bytes.
+func writeHead(c net.Conn, n int) {
+	fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n", n)
+}
+
+// resetMidBody sends the headers and part of the body, then resets the
+// connection (SO_LINGER 0 makes Close send RST).
+func resetMidBody(c net.Conn) {
+	writeHead(c, 4*len(quotesOK))
+	io.WriteString(c, quotesOK[:len(quotesOK)/2])
+	c.(*net.TCPConn).SetLinger(0)
+}
+
+// truncateBody sends fewer bytes than its Content-Length and closes cleanly.
+func truncateBody(c net.Conn) {
+	writeHead(c, 4*len(quotesOK))
+	io.WriteString(c, quotesOK)
+}
+
+func TestFaultSocket(t *testing.T) {
+	isReset := func(err error) bool {
+		return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF)
+	}
+	isTruncated := func(err error) bool { return errors.Is(err, io.ErrUnexpectedEOF) }
+	isClosed := func(err error) bool { return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) }
+	tests := []struct {
+		name         string
+		serve        func(c net.Conn, n int)
+		retries      int
+		wantAttempts int
+		wantErr      func(error) bool // nil: the call succeeds
+	}{
+		{"connection reset mid-body, every time", func(c net.Conn, _ int) { resetMidBody(c) }, 2, 3, isReset},
+		{"connection reset mid-body once, then success", func(c net.Conn, n int) {
+			if n == 1 {
+				resetMidBody(c)
+				return
+			}
+			writeOK(c)
+		}, 2, 2, nil},
+		{"truncated body, every time", func(c net.Conn, _ int) { truncateBody(c) }, 3, 4, isTruncated},
+		{"truncated body twice, then success", func(c net.Conn, n int) {
+			if n <= 2 {
+				truncateBody(c)
+				return
+			}
+			writeOK(c)
+		}, 3, 3, nil},
+		{"truncated body with retries off", func(c net.Conn, _ int) { truncateBody(c) }, 0, 1, isTruncated},
+		{"connection closed before the status line", func(net.Conn, int) {}, 1, 2, isClosed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkGoroutines(t)
+			srv := startRawServer(t, tt.serve)
+			c, _ := newFaultClient(t, srv.URL(), itick.WithRetries(tt.retries))
+			ctx, cancel := context.WithTimeout(context.Background(), faultCallTimeout)
+			defer cancel()
+			got, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
+			if n := int(srv.hits.Load()); n != tt.wantAttempts {
+				t.Errorf("server saw %d attempts, want %d", n, tt.wantAttempts)
+			}
+			if tt.wantErr == nil {
+				if err != nil {
+					t.Fatalf("Quotes: %v", err)
+				}
+				if diff := cmp.Diff(wantQuotes700(), got); diff != "" {
+					t.Errorf("Quotes (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Quotes returned %v and no error", got)
+			}
+			t.Logf("error: %v", err)
+			if !tt.wantErr(err) {
+				t.Errorf("unexpected error %v (%T)", err, err)
+			}
+			var apiErr *itick.APIError
+			if errors.As(err, &apiErr) {
+				t.Errorf("a transport failure came back as an *APIError: %v", err)
+			}
+			if errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("call ran into its deadline: %v", err)
+			}
+			if !strings.Contains(err.Error(), "/stock/quotes") {
+				t.Errorf("error %q does not name the path", err)
+			}
+		})
+	}
+}
+
+// TestFaultRedirectToOtherHost checks that a redirect to another host is
+// followed without the token.
+func TestFaultRedirectToOtherHost(t *testing.T) {
+	for _, host := range []string{"127.0.0.1", "localhost"} {
+		t.Run(host, func(t *testing.T) {
+			checkGoroutines(t)
+			var leaked atomic.Value
+			other := startFaultServer(t, func(_ *faultServer, w http.ResponseWriter, r *http.Request, _ int) {
+				for k, vs := range r.Header {
+					for _, v := range vs {
+						if strings.Contains(v, faultToken) || strings.EqualFold(k, "token") {
+							leaked.Store(k + ": " + v)
+						}
+					}
+				}
+				if strings.Contains(r.URL.String(), faultToken) {
+					leaked.Store("URL " + r.URL.String())
+				}
+				io.WriteString(w, quotesOK)
+			})
+			_, port, _ := net.SplitHostPort(other.Listener.Addr().String())
+			target := "http://" + net.JoinHostPort(host, port)
+			var sawToken atomic.Bool
+			origin := startFaultServer(t, func(_ *faultServer, w http.ResponseWriter, r *http.Request, _ int) {
+				sawToken.Store(r.Header.Get("token") == faultToken)
+				http.Redirect(w, r, target+r.URL.RequestURI(), http.StatusFound)
+			})
+			c, _ := newFaultClient(t, origin.URL)
+			ctx, cancel := context.WithTimeout(context.Background(), faultCallTimeout)
+			defer cancel()
+			got, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
+			if err != nil {
+				t.Fatalf("Quotes: %v", err)
+			}
+			if diff := cmp.Diff(wantQuotes700(), got); diff != "" {
+				t.Errorf("Quotes (-want +got):\n%s", diff)
+			}
+			if !sawToken.Load() {
+				t.Error("the origin did not get the token")
+			}
+			if n := other.hits.Load(); n != 1 {
+				t.Errorf("the other host saw %d requests, want 1", n)
+			}
+			if v := leaked.Load(); v != nil {
+				t.Errorf("the other host got the token: %v", v)
+			}
+		})
+	}
+}
+
+// TestFaultEndlessBody checks that a body that never ends is cut at the
+// size bound, is not retried, and costs memory in proportion to the bound.
+func TestFaultEndlessBody(t *testing.T) {
+	checkGoroutines(t)
+	const bound = 64 << 10
+	chunk := []byte(strings.Repeat(`{"code":0,"data":{"700":`, 1<<10))
+	srv := startFaultServer(t, func(s *faultServer, w http.ResponseWriter, _ *http.Request, _ int) {
+		w.Header().Set("Content-Type", "application/json")
+		for {
+			select {
+			case <-s.done:
+				return
+			default:
+			}
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	c, _ := newFaultClient(t, srv.URL, itick.WithMaxResponseBytes(bound))
+	call := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), faultCallTimeout)
+		defer cancel()
+		got, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
+		if !errors.Is(err, itick.ErrResponseTooLarge) {
+			t.Fatalf("Quotes = %v, %v; want ErrResponseTooLarge", got, err)
+		}
+	}
+	call()
+	if n := srv.hits.Load(); n != 1 {
+		t.Errorf("server saw %d attempts, want 1: a body over the bound is not retried", n)
+	}
+
+	const calls = 20
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range calls {
+		call()
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+
+	// Each call may hold the bound twice over while its buffer grows, plus
+	// the transport's own buffers and the server's side, which runs in this
+	// process too. An unbounded read would take far more in the time the
+	// body streams.
+	perCall := (after.TotalAlloc - before.TotalAlloc) / calls
+	if limit := uint64(4*bound + 512<<10); perCall > limit {
+		t.Errorf("each call allocated %d bytes, want at most %d for a %d-byte bound", perCall, limit, bound)
+	}
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 4<<20 {
+		t.Errorf("live heap grew by %d bytes over %d calls", grown, calls)
+	}
+}
+
+// TestFaultDeclaredLengthOverBound checks that a Content-Length over the
+// bound is refused before the body is read.
+func TestFaultDeclaredLengthOverBound(t *testing.T) {
+	checkGoroutines(t)
+	srv := startFaultServer(t, func(_ *faultServer, w http.ResponseWriter, _ *http.Request, _ int) {
+		body := `{"code":0,"msg":null,"data":{"700":` + quote700 + `,"pad":"` + strings.Repeat("x", 4096) + `"}}`
+		w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+		io.WriteString(w, body)
+	})
+	c, _ := newFaultClient(t, srv.URL, itick.WithMaxResponseBytes(1024))
+	ctx, cancel := context.WithTimeout(context.Background(), faultCallTimeout)
+	defer cancel()
+	_, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
+	if !errors.Is(err, itick.ErrResponseTooLarge) {
+		t.Errorf("error %v, want ErrResponseTooLarge", err)
+	}
+	if n := srv.hits.Load(); n != 1 {
+		t.Errorf("server saw %d attempts, want 1", n)
+	}
+}
+
+// TestFaultBatchPartialFailure checks that a batch whose chunks partly fail
+// returns every result that arrived and names exactly the codes that did
+// not, so that retrying those completes the set.
+func TestFaultBatchPartialFailure(t *testing.T) {
+	checkGoroutines(t)
+	codes := []string{"C1", " C2", "C3", "C4", "C2", "C5", "C6", "C7 "}
+	quote := func(code string) itick.Quote {
+		return itick.Quote{Symbol: code, Last: float64(len(code)) + 0.5, Time: time.UnixMilli(1765526889000).UTC()}
+	}
+	var failing atomic.Bool
+	failing.Store(true)
+	var mu sync.Mutex
+	hitsByChunk := map[string]int{}
+	srv := startFaultServer(t, func(_ *faultServer, w http.ResponseWriter, r *http.Request, _ int) {
+		chunk := r.URL.Query().Get("codes")
+		mu.Lock()
+		hitsByChunk[chunk]++
+		mu.Unlock()
+		if failing.Load() {
+			switch {
+			case strings.Contains(chunk, "C3"):
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			case strings.Contains(chunk, "C7"):
+				io.WriteString(w, `{"code":0,"msg":"E001 not found this produce","data":null}`)
+				return
+			}
+		}
+		var b strings.Builder
+		b.WriteString(`{"code":0,"msg":null,"data":{`)
+		for i, code := range strings.Split(chunk, ",") {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			q, _ := quote(code).MarshalJSON()
+			fmt.Fprintf(&b, "%q:%s", code, q)
+		}
+		b.WriteString(`}}`)
+		io.WriteString(w, b.String())
+	})
+	c, _ := newFaultClient(t, srv.URL, itick.WithBatchSize(2), itick.WithConcurrency(2), itick.WithRetries(1))
+	ctx, cancel := context.WithTimeout(context.Background(), faultCallTimeout)
+	defer cancel()
+
+	got, err := c.Stock.Quotes(ctx, itick.RegionHK, codes)
+	var be *itick.BatchError
+	if !errors.As(err, &be) {
+		t.Fatalf("error %v (%T) is not a *BatchError", err, err)
+	}
+	if diff := cmp.Diff([]string{"C3", "C4", "C7"}, be.FailedCodes()); diff != "" {
+		t.Errorf("FailedCodes (-want +got):\n%s", diff)
+	}
+	if len(be.Chunks) != 2 {
+		t.Errorf("%d failed chunks, want 2", len(be.Chunks))
+	}
+	var apiErr *itick.APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("errors.As found %+v, want the 503 chunk's *APIError", apiErr)
+	}
+	if !errors.Is(err, itick.ErrNotFound) {
+		t.Errorf("error %v does not match ErrNotFound from the C7 chunk", err)
+	}
+	want := map[string]itick.Quote{}
+	for _, code := range []string{"C1", "C2", "C5", "C6"} {
+		want[code] = quote(code)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("partial results (-want +got):\n%s", diff)
+	}
+	mu.Lock()
+	if diff := cmp.Diff(map[string]int{"C1,C2": 1, "C3,C4": 2, "C5,C6": 1, "C7": 1}, hitsByChunk); diff != "" {
+		t.Errorf("attempts per chunk (-want +got):\n%s", diff)
+	}
+	mu.Unlock()
+
+	failing.Store(false)
+	rest, err := c.Stock.Quotes(ctx, itick.RegionHK, be.FailedCodes())
+	if err != nil {
+		t.Fatalf("retrying the failed codes: %v", err)
+	}
+	for k, v := range rest {
+		got[k] = v
+	}
+	for _, code := range []string{"C3", "C4", "C7"} {
+		want[code] = quote(code)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("results after retrying the failed codes (-want +got):\n%s", diff)
+	}
+}
+
+// TestFaultBatchDeadline checks that a batch against a server that stops
+// answering ends at its deadline with every code reported missing, sends
+// nothing beyond the chunks already in flight, and leaves nothing running.
+func TestFaultBatchDeadline(t *testing.T) {
+	checkGoroutines(t)
+	srv := startFaultServer(t, func(s *faultServer, _ http.ResponseWriter, r *http.Request, _ int) {
+		select {
+		case <-r.Context().Done():
+		case <-s.done:
+		}
+	})
+	c, _ := newFaultClient(t, srv.URL, itick.WithBatchSize(1), itick.WithConcurrency(3))
+	codes := []string{"C0", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9"}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	got, err := c.Stock.Quotes(ctx, itick.RegionHK, codes)
+	if len(got) != 0 {
+		t.Errorf("results %v from a server that never answered", got)
+	}
+	var be *itick.BatchError
+	if !errors.As(err, &be) {
+		t.Fatalf("error %v (%T) is not a *BatchError", err, err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("error %v does not match context.DeadlineExceeded", err)
+	}
+	failed := be.FailedCodes()
+	slices.Sort(failed)
+	if diff := cmp.Diff(codes, failed); diff != "" {
+		t.Errorf("FailedCodes (-want +got):\n%s", diff)
+	}
+	if n := srv.hits.Load(); n != 3 {
+		t.Errorf("server saw %d requests, want 3: only the chunks in flight", n)
+	}
+}

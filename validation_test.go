@@ -1,0 +1,550 @@
+package itick_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/d19c4e34/itick"
+)
+
+// countingLimiter counts the attempts that asked to go.
+type countingLimiter struct{ n atomic.Int32 }
+
+func (l *countingLimiter) Wait(ctx context.Context) error {
+	l.n.Add(1)
+	return ctx.Err()
+}
+
+// newCountingClient returns a client whose transport and limiter count what
+// reaches them. The transport answers every request with an empty success.
+func newCountingClient(t *testing.T) (*itick.Client, *atomic.Int32, *countingLimiter) {
+	t.Helper()
+	var sent atomic.Int32
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		sent.Add(1)
+		body := `{"code":0,"msg":"ok","data":{}}`
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Request: r,
+			Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body))}, nil
+	})
+	lim := &countingLimiter{}
+	c, err := itick.NewClient(faultToken,
+		itick.WithBaseURL("http://127.0.0.1:1"),
+		itick.WithHTTPClient(&http.Client{Transport: rt}),
+		itick.WithLimiter(lim),
+		itick.WithRetries(0),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, &sent, lim
+}
+
+type validationCase struct {
+	name string
+	call func(ctx context.Context, c *itick.Client) error
+	want string // the error names the bad value or the argument
+}
+
+// batchMethods are every public method that takes a region and a list of
+// codes, with valid values for their other arguments.
+var batchMethods = []struct {
+	name string
+	call func(ctx context.Context, c *itick.Client, r itick.Region, codes []string) error
+}{
+	{"Stock.Depths", func(ctx context.Context, c *itick.Client, r itick.Region, codes []string) error {
+		_, err := c.Stock.Depths(ctx, r, codes)
+		return err
+	}},
+	{"Stock.Quotes", func(ctx context.Context, c *itick.Client, r itick.Region, codes []string) error {
+		_, err := c.Stock.Quotes(ctx, r, codes)
+		return err
+	}},
+	{"Stock.Klines", func(ctx context.Context, c *itick.Client, r itick.Region, codes []string) error {
+		_, err := c.Stock.Klines(ctx, r, codes, itick.OneDay, 10)
+		return err
+	}},
+	{"Crypto.Depths", func(ctx context.Context, c *itick.Client, r itick.Region, codes []string) error {
+		_, err := c.Crypto.Depths(ctx, r, codes)
+		return err
+	}},
+	{"Crypto.Quotes", func(ctx context.Context, c *itick.Client, r itick.Region, codes []string) error {
+		_, err := c.Crypto.Quotes(ctx, r, codes)
+		return err
+	}},
+	{"Crypto.Klines", func(ctx context.Context, c *itick.Client, r itick.Region, codes []string) error {
+		_, err := c.Crypto.Klines(ctx, r, codes, itick.OneMinute, 1)
+		return err
+	}},
+	{"Forex.Depths", func(ctx context.Context, c *itick.Client, r itick.Region, codes []string) error {
+		_, err := c.Forex.Depths(ctx, r, codes)
+		return err
+	}},
+	{"Forex.Quotes", func(ctx context.Context, c *itick.Client, r itick.Region, codes []string) error {
+		_, err := c.Forex.Quotes(ctx, r, codes)
+		return err
+	}},
+	{"Forex.Klines", func(ctx context.Context, c *itick.Client, r itick.Region, codes []string) error {
+		_, err := c.Forex.Klines(ctx, r, codes, itick.OneHour, 100)
+		return err
+	}},
+	{"Future.Depths", func(ctx context.Context, c *itick.Client, r itick.Region, codes []string) error {
+		_, err := c.Future.Depths(ctx, r, codes)
+		return err
+	}},
+	{"Future.Quotes", func(ctx context.Context, c *itick.Client, r itick.Region, codes []string) error {
+		_, err := c.Future.Quotes(ctx, r, codes)
+		return err
+	}},
+	{"Future.Klines", func(ctx context.Context, c *itick.Client, r itick.Region, codes []string) error {
+		_, err := c.Future.Klines(ctx, r, codes, itick.OneWeek, 5)
+		return err
+	}},
+	{"Indices.Depths", func(ctx context.Context, c *itick.Client, r itick.Region, codes []string) error {
+		_, err := c.Indices.Depths(ctx, r, codes)
+		return err
+	}},
+	{"Indices.Quotes", func(ctx context.Context, c *itick.Client, r itick.Region, codes []string) error {
+		_, err := c.Indices.Quotes(ctx, r, codes)
+		return err
+	}},
+	{"Indices.Klines", func(ctx context.Context, c *itick.Client, r itick.Region, codes []string) error {
+		_, err := c.Indices.Klines(ctx, r, codes, itick.OneMonth, 3, itick.WithEnd(time.UnixMilli(1700000000000)))
+		return err
+	}},
+	{"Fund.Depths", func(ctx context.Context, c *itick.Client, r itick.Region, codes []string) error {
+		_, err := c.Fund.Depths(ctx, r, codes)
+		return err
+	}},
+}
+
+// klineMethods are the methods that take an interval and a limit.
+var klineMethods = []struct {
+	name string
+	call func(ctx context.Context, c *itick.Client, iv itick.Interval, limit int) error
+}{
+	{"Stock.Klines", func(ctx context.Context, c *itick.Client, iv itick.Interval, limit int) error {
+		_, err := c.Stock.Klines(ctx, itick.RegionHK, []string{"700"}, iv, limit, itick.WithExchange("HKEX"))
+		return err
+	}},
+	{"Crypto.Klines", func(ctx context.Context, c *itick.Client, iv itick.Interval, limit int) error {
+		_, err := c.Crypto.Klines(ctx, itick.RegionBA, []string{"BTCUSDT"}, iv, limit)
+		return err
+	}},
+	{"Forex.Klines", func(ctx context.Context, c *itick.Client, iv itick.Interval, limit int) error {
+		_, err := c.Forex.Klines(ctx, itick.RegionGB, []string{"EURUSD"}, iv, limit)
+		return err
+	}},
+	{"Future.Klines", func(ctx context.Context, c *itick.Client, iv itick.Interval, limit int) error {
+		_, err := c.Future.Klines(ctx, itick.RegionUS, []string{"CL"}, iv, limit)
+		return err
+	}},
+	{"Indices.Klines", func(ctx context.Context, c *itick.Client, iv itick.Interval, limit int) error {
+		_, err := c.Indices.Klines(ctx, itick.RegionGB, []string{"SPX"}, iv, limit)
+		return err
+	}},
+}
+
+// depthMethods are the single-code depth methods.
+var depthMethods = []struct {
+	name string
+	call func(ctx context.Context, c *itick.Client, r itick.Region, code string) error
+}{
+	{"Stock.Depth", func(ctx context.Context, c *itick.Client, r itick.Region, code string) error {
+		_, err := c.Stock.Depth(ctx, r, code)
+		return err
+	}},
+	{"Crypto.Depth", func(ctx context.Context, c *itick.Client, r itick.Region, code string) error {
+		_, err := c.Crypto.Depth(ctx, r, code)
+		return err
+	}},
+}
+
+// firstErr runs an iterator and returns the error it yields, failing the
+// test if it yields anything else or more than once.
+func firstErr[V any](t *testing.T, seq func(func(V, error) bool)) error {
+	t.Helper()
+	var errs []error
+	for _, err := range seq {
+		if err == nil {
+			t.Error("the sequence yielded a value before its error")
+			continue
+		}
+		errs = append(errs, err)
+	}
+	if len(errs) != 1 {
+		t.Errorf("the sequence yielded %d errors, want 1", len(errs))
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs[0]
+}
+
+func validationCases(t *testing.T) []validationCase {
+	var cases []validationCase
+	badRegions := []struct {
+		region itick.Region
+		want   string
+	}{
+		{"", "region"},
+		{"H K", "H K"},
+		{"HK,US", "HK,US"},
+		{"HK\n", `HK\n`},
+		{"HK&codes=1", "HK&codes=1"},
+	}
+	badCodes := []struct {
+		name  string
+		codes []string
+		want  string
+	}{
+		{"nil codes", nil, "codes"},
+		{"no codes", []string{}, "codes"},
+		{"empty code", []string{""}, "codes[0]"},
+		{"blank code", []string{"700", "  "}, "codes[1]"},
+		{"code with a comma", []string{"700", "5,9988"}, "5,9988"},
+		{"code with a control character", []string{"A\x00B"}, `A\x00B`},
+		{"code with a tab inside", []string{"A\tB"}, `A\tB`},
+	}
+	for _, m := range batchMethods {
+		for _, r := range badRegions {
+			cases = append(cases, validationCase{m.name + "/region " + string(r.region), func(ctx context.Context, c *itick.Client) error {
+				return m.call(ctx, c, r.region, []string{"700"})
+			}, r.want})
+		}
+		for _, bc := range badCodes {
+			cases = append(cases, validationCase{m.name + "/" + bc.name, func(ctx context.Context, c *itick.Client) error {
+				return m.call(ctx, c, itick.RegionHK, bc.codes)
+			}, bc.want})
+		}
+	}
+	for _, m := range klineMethods {
+		for _, bad := range []struct {
+			name     string
+			interval itick.Interval
+			limit    int
+			want     string
+		}{
+			{"interval 0", 0, 10, "interval"},
+			{"interval 11", 11, 10, "11"},
+			{"interval -1", -1, 10, "-1"},
+			{"limit 0", itick.OneDay, 0, "limit"},
+			{"limit -5", itick.OneDay, -5, "-5"},
+		} {
+			cases = append(cases, validationCase{m.name + "/" + bad.name, func(ctx context.Context, c *itick.Client) error {
+				return m.call(ctx, c, bad.interval, bad.limit)
+			}, bad.want})
+		}
+	}
+	for _, m := range depthMethods {
+		for _, r := range badRegions {
+			cases = append(cases, validationCase{m.name + "/region " + string(r.region), func(ctx context.Context, c *itick.Client) error {
+				return m.call(ctx, c, r.region, "700")
+			}, r.want})
+		}
+		for _, bad := range []struct{ code, want string }{
+			{"", "code"}, {"   ", "code"}, {"5,700", "5,700"}, {"70\x7f0", `70\x7f0`},
+		} {
+			cases = append(cases, validationCase{m.name + "/code " + bad.code, func(ctx context.Context, c *itick.Client) error {
+				return m.call(ctx, c, itick.RegionHK, bad.code)
+			}, bad.want})
+		}
+	}
+	for _, r := range badRegions {
+		cases = append(cases,
+			validationCase{"Stock.SplitPage/region " + string(r.region), func(ctx context.Context, c *itick.Client) error {
+				_, err := c.Stock.SplitPage(ctx, r.region, 0)
+				return err
+			}, r.want},
+			validationCase{"Stock.Splits/region " + string(r.region), func(ctx context.Context, c *itick.Client) error {
+				return firstErr(t, c.Stock.Splits(ctx, r.region))
+			}, r.want})
+	}
+	cases = append(cases, validationCase{"Stock.SplitPage/page -1", func(ctx context.Context, c *itick.Client) error {
+		_, err := c.Stock.SplitPage(ctx, itick.RegionUS, -1)
+		return err
+	}, "-1"})
+	for _, bad := range []struct {
+		name string
+		q    itick.NewsQuery
+		want string
+	}{
+		{"no market", itick.NewsQuery{Lang: "en"}, "Market"},
+		{"no lang", itick.NewsQuery{Market: "stock"}, "Lang"},
+		{"negative limit", itick.NewsQuery{Market: "stock", Lang: "en", Limit: -3}, "-3"},
+	} {
+		cases = append(cases,
+			validationCase{"News.List/" + bad.name, func(ctx context.Context, c *itick.Client) error {
+				_, err := c.News.List(ctx, bad.q)
+				return err
+			}, bad.want},
+			validationCase{"News.All/" + bad.name, func(ctx context.Context, c *itick.Client) error {
+				return firstErr(t, c.News.All(ctx, bad.q))
+			}, bad.want})
+	}
+	return cases
+}
+
+// TestValidationSendsNothing checks every argument of every method: a bad
+// value is ErrInvalidArgument, the error names it, and no request reaches
+// the limiter or the transport.
+func TestValidationSendsNothing(t *testing.T) {
+	t.Parallel()
+	for _, tt := range validationCases(t) {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, sent, lim := newCountingClient(t)
+			ctx, cancel := context.WithTimeout(context.Background(), faultCallTimeout)
+			defer cancel()
+			err := tt.call(ctx, c)
+			if !errors.Is(err, itick.ErrInvalidArgument) {
+				t.Fatalf("error %v, want ErrInvalidArgument", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not name %q", err, tt.want)
+			}
+			if n := sent.Load(); n != 0 {
+				t.Errorf("%d request(s) reached the transport", n)
+			}
+			if n := lim.n.Load(); n != 0 {
+				t.Errorf("%d request(s) reached the limiter", n)
+			}
+		})
+	}
+}
+
+// TestValidationAccepts checks the other side: values at the edges of what
+// is allowed are sent, once.
+func TestValidationAccepts(t *testing.T) {
+	t.Parallel()
+	var cases []validationCase
+	for _, m := range batchMethods {
+		cases = append(cases,
+			validationCase{m.name + "/open-ended region", func(ctx context.Context, c *itick.Client) error {
+				return m.call(ctx, c, itick.Region("XX"), []string{"700"})
+			}, ""},
+			validationCase{m.name + "/padded and repeated codes", func(ctx context.Context, c *itick.Client) error {
+				return m.call(ctx, c, itick.Region("hk"), []string{" 700 ", "700", "9988\t"})
+			}, ""})
+	}
+	for _, m := range klineMethods {
+		for _, iv := range []itick.Interval{itick.OneMinute, itick.OneMonth} {
+			cases = append(cases, validationCase{m.name + "/" + iv.String(), func(ctx context.Context, c *itick.Client) error {
+				return m.call(ctx, c, iv, 1)
+			}, ""})
+		}
+	}
+	cases = append(cases,
+		validationCase{"Stock.SplitPage/page 0", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.Stock.SplitPage(ctx, itick.RegionUS, 0)
+			return err
+		}, ""},
+		validationCase{"News.List/limit 0", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.News.List(ctx, itick.NewsQuery{Market: "stock", Lang: "hk"})
+			return err
+		}, ""})
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, sent, lim := newCountingClient(t)
+			ctx, cancel := context.WithTimeout(context.Background(), faultCallTimeout)
+			defer cancel()
+			if err := tt.call(ctx, c); err != nil {
+				t.Fatalf("error %v, want none", err)
+			}
+			if n := sent.Load(); n != 1 {
+				t.Errorf("%d request(s) reached the transport, want 1", n)
+			}
+			if n := lim.n.Load(); n != 1 {
+				t.Errorf("%d request(s) reached the limiter, want 1", n)
+			}
+		})
+	}
+}
+
+// TestValidationNewClient checks NewClient's token and every option.
+func TestValidationNewClient(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		token string
+		opts  []itick.Option
+		want  string
+	}{
+		{"empty token", "", nil, "token"},
+		{"blank token", " \t", nil, "token"},
+		{"token with a newline", "abc\ndef", nil, "token"},
+		{"nil option", "t", []itick.Option{nil}, "option 0"},
+		{"nil option after a good one", "t", []itick.Option{itick.WithRetries(1), nil}, "option 1"},
+		{"WithBaseURL empty", "t", []itick.Option{itick.WithBaseURL("")}, "base URL"},
+		{"WithBaseURL no scheme", "t", []itick.Option{itick.WithBaseURL("api.itick.org")}, "api.itick.org"},
+		{"WithBaseURL ftp", "t", []itick.Option{itick.WithBaseURL("ftp://api.itick.org")}, "ftp://api.itick.org"},
+		{"WithBaseURL no host", "t", []itick.Option{itick.WithBaseURL("https://")}, "https://"},
+		{"WithBaseURL with query", "t", []itick.Option{itick.WithBaseURL("https://h.example/?token=x")}, "h.example"},
+		{"WithBaseURL with user info", "t", []itick.Option{itick.WithBaseURL("https://u:p@h.example")}, "base URL"},
+		{"WithBaseURL unparsable", "t", []itick.Option{itick.WithBaseURL("http://[::1")}, "http://[::1"},
+		{"WithHTTPClient nil", "t", []itick.Option{itick.WithHTTPClient(nil)}, "WithHTTPClient"},
+		{"WithPlan negative", "t", []itick.Option{itick.WithPlan(itick.Plan(-1))}, "-1"},
+		{"WithPlan unknown", "t", []itick.Option{itick.WithPlan(itick.Plan(99))}, "99"},
+		{"WithBatchSize 0", "t", []itick.Option{itick.WithBatchSize(0)}, "WithBatchSize"},
+		{"WithBatchSize negative", "t", []itick.Option{itick.WithBatchSize(-4)}, "-4"},
+		{"WithRateLimit zero rate", "t", []itick.Option{itick.WithRateLimit(0, 1)}, "WithRateLimit"},
+		{"WithRateLimit negative rate", "t", []itick.Option{itick.WithRateLimit(-2, 1)}, "-2"},
+		{"WithRateLimit zero burst", "t", []itick.Option{itick.WithRateLimit(10, 0)}, "burst"},
+		{"WithLimiter nil", "t", []itick.Option{itick.WithLimiter(nil)}, "WithLimiter"},
+		{"WithLimiter typed nil", "t", []itick.Option{itick.WithLimiter((*rate.Limiter)(nil))}, "WithLimiter"},
+		{"WithMaxResponseBytes 0", "t", []itick.Option{itick.WithMaxResponseBytes(0)}, "WithMaxResponseBytes"},
+		{"WithMaxResponseBytes negative", "t", []itick.Option{itick.WithMaxResponseBytes(-1)}, "-1"},
+		{"WithRetries negative", "t", []itick.Option{itick.WithRetries(-1)}, "-1"},
+		{"WithBackoff negative min", "t", []itick.Option{itick.WithBackoff(-time.Second, time.Second)}, "-1s"},
+		{"WithBackoff max below min", "t", []itick.Option{itick.WithBackoff(2*time.Second, time.Second)}, "WithBackoff"},
+		{"WithConcurrency 0", "t", []itick.Option{itick.WithConcurrency(0)}, "WithConcurrency"},
+		{"WithConcurrency negative", "t", []itick.Option{itick.WithConcurrency(-7)}, "-7"},
+		{"WithUserAgent empty", "t", []itick.Option{itick.WithUserAgent("")}, "WithUserAgent"},
+		{"WithUserAgent two lines", "t", []itick.Option{itick.WithUserAgent("bot/1\r\nX-Evil: 1")}, "WithUserAgent"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := itick.NewClient(tt.token, tt.opts...)
+			if c != nil {
+				t.Errorf("NewClient returned a client with its error")
+			}
+			if !errors.Is(err, itick.ErrInvalidArgument) {
+				t.Fatalf("error %v, want ErrInvalidArgument", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not name %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestValidationNewClientAccepts checks that every option takes the values
+// at the edge of what it allows.
+func TestValidationNewClientAccepts(t *testing.T) {
+	t.Parallel()
+	c, err := itick.NewClient(" tok ",
+		itick.WithBaseURL("http://127.0.0.1:8080/prefix/"),
+		itick.WithHTTPClient(&http.Client{}),
+		itick.WithPlan(itick.PlanFree),
+		itick.WithPlan(itick.PlanEnterprise),
+		itick.WithBatchSize(1),
+		itick.WithRateLimit(rate.Inf, 0),
+		itick.WithRateLimit(0.001, 1),
+		itick.WithLimiter(rate.NewLimiter(1, 1)),
+		itick.WithMaxResponseBytes(1),
+		itick.WithRetries(0),
+		itick.WithBackoff(0, 0),
+		itick.WithConcurrency(1),
+		itick.WithUserAgent("bot/1.0 (+https://example.com)"),
+		itick.WithLogger(nil),
+	)
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	if got, want := c.BaseURL(), "http://127.0.0.1:8080/prefix"; got != want {
+		t.Errorf("BaseURL() = %q, want %q", got, want)
+	}
+	if got := c.BatchSize(); got != 1 {
+		t.Errorf("BatchSize() = %d, want 1", got)
+	}
+}
+
+// TestValidationNewClientFromEnv checks the environment's values the same
+// way. It sets environment variables, so it does not run in parallel.
+func TestValidationNewClientFromEnv(t *testing.T) {
+	tests := []struct {
+		name                 string
+		token, baseURL, plan string
+		want                 string
+	}{
+		{"no token", "", "", "", "ITICK_TOKEN"},
+		{"blank token", "  ", "", "", "ITICK_TOKEN"},
+		{"bad base URL", "t", "gopher://x", "", "gopher://x"},
+		{"bad plan", "t", "", "platinum", "platinum"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("ITICK_TOKEN", tt.token)
+			t.Setenv("ITICK_BASE_URL", tt.baseURL)
+			t.Setenv("ITICK_PLAN", tt.plan)
+			c, err := itick.NewClientFromEnv()
+			if c != nil {
+				t.Errorf("NewClientFromEnv returned a client with its error")
+			}
+			if !errors.Is(err, itick.ErrInvalidArgument) {
+				t.Fatalf("error %v, want ErrInvalidArgument", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not name %q", err, tt.want)
+			}
+		})
+	}
+	t.Run("options win over the environment", func(t *testing.T) {
+		t.Setenv("ITICK_TOKEN", "t")
+		t.Setenv("ITICK_BASE_URL", "https://api0.itick.org")
+		t.Setenv("ITICK_PLAN", "premium")
+		c, err := itick.NewClientFromEnv(itick.WithBaseURL("https://api-free.itick.org"), itick.WithPlan(itick.PlanBase))
+		if err != nil {
+			t.Fatalf("NewClientFromEnv: %v", err)
+		}
+		if c.BaseURL() != "https://api-free.itick.org" || c.BatchSize() != itick.PlanBase.BatchSize() {
+			t.Errorf("client %v: the options did not win", c)
+		}
+	})
+}
+
+// TestValidationNilContext checks that a nil context is refused as an
+// invalid argument rather than a panic.
+func TestValidationNilContext(t *testing.T) {
+	t.Parallel()
+	var nilCtx context.Context
+	var cases []validationCase
+	for _, m := range batchMethods {
+		cases = append(cases, validationCase{m.name, func(ctx context.Context, c *itick.Client) error {
+			return m.call(ctx, c, itick.RegionHK, []string{"700"})
+		}, "ctx"})
+	}
+	for _, m := range depthMethods {
+		cases = append(cases, validationCase{m.name, func(ctx context.Context, c *itick.Client) error {
+			return m.call(ctx, c, itick.RegionHK, "700")
+		}, "ctx"})
+	}
+	news := itick.NewsQuery{Market: "stock", Lang: "en"}
+	cases = append(cases,
+		validationCase{"Stock.SplitPage", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.Stock.SplitPage(ctx, itick.RegionUS, 0)
+			return err
+		}, "ctx"},
+		validationCase{"Stock.Splits", func(ctx context.Context, c *itick.Client) error {
+			return firstErr(t, c.Stock.Splits(ctx, itick.RegionUS))
+		}, "ctx"},
+		validationCase{"News.List", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.News.List(ctx, news)
+			return err
+		}, "ctx"},
+		validationCase{"News.All", func(ctx context.Context, c *itick.Client) error {
+			return firstErr(t, c.News.All(ctx, news))
+		}, "ctx"})
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, sent, _ := newCountingClient(t)
+			err := tt.call(nilCtx, c)
+			if !errors.Is(err, itick.ErrInvalidArgument) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want ErrInvalidArgument naming %q", err, tt.want)
+			}
+			if n := sent.Load(); n != 0 {
+				t.Errorf("%d request(s) reached the transport", n)
+			}
+		})
+	}
+}
