@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"math"
@@ -78,7 +79,13 @@ func retryableError(err error) bool {
 	if errors.As(err, &limErr) || errors.Is(err, ErrBodyTooLarge) {
 		return false
 	}
-	var certErr *x509.UnknownAuthorityError
+	// A certificate the client does not trust will not become trusted on
+	// the next attempt. x509 returns UnknownAuthorityError as a value.
+	var verifyErr *tls.CertificateVerificationError
+	if errors.As(err, &verifyErr) {
+		return false
+	}
+	var certErr x509.UnknownAuthorityError
 	if errors.As(err, &certErr) {
 		return false
 	}

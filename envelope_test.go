@@ -1,0 +1,193 @@
+package itick_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/d19c4e34/itick"
+)
+
+var sentinels = []struct {
+	name string
+	err  error
+}{
+	{"ErrUnauthorized", itick.ErrUnauthorized},
+	{"ErrRateLimited", itick.ErrRateLimited},
+	{"ErrNotFound", itick.ErrNotFound},
+	{"ErrPlanLimit", itick.ErrPlanLimit},
+	{"ErrInvalidArgument", itick.ErrInvalidArgument},
+}
+
+// TestBehaviour5_SuccessRule: only a 2xx status with a whole envelope whose
+// code is 0 or 200 and whose msg carries no error text is a success;
+// everything else is an *APIError with status, code, message and path, and
+// the matching sentinel.
+func TestBehaviour5_SuccessRule(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name         string
+		status       int
+		body         string
+		wantOK       bool
+		wantErr      *itick.APIError // Message compared only when not empty
+		wantContains string          // part of Message when wantErr.Message is empty
+		sentinel     error
+	}{
+		{name: "code 0 msg null", status: 200, body: `{"code":0,"msg":null,"data":{"700":{"s":"700","ld":616}}}`, wantOK: true},
+		{name: "code 0 msg ok", status: 200, body: `{"code":0,"msg":"ok","data":{"700":{"s":"700","ld":616}}}`, wantOK: true},
+		{name: "code 200 accepted", status: 200, body: `{"code":200,"msg":"success","data":{"700":{"s":"700","ld":616}}}`, wantOK: true},
+		{name: "code 0 as string", status: 200, body: `{"code":"0","msg":null,"data":{"700":{"s":"700","ld":616}}}`, wantOK: true},
+		{name: "HTTP 201 with envelope", status: 201, body: `{"code":0,"msg":null,"data":{"700":{"s":"700","ld":616}}}`, wantOK: true},
+		{
+			name: "gateway 401", status: 401, body: string(fixture(t, "error_gateway.json")),
+			wantErr:  &itick.APIError{StatusCode: 401, Message: "Invalid API key in request", Path: "/stock/quotes"},
+			sentinel: itick.ErrUnauthorized,
+		},
+		{
+			name: "gateway body with 200", status: 200, body: string(fixture(t, "error_gateway.json")),
+			wantErr:  &itick.APIError{StatusCode: 200, Message: "Invalid API key in request", Path: "/stock/quotes"},
+			sentinel: itick.ErrUnauthorized,
+		},
+		{
+			name: "code 0 msg auth failed", status: 200, body: string(fixture(t, "error_auth_failed.json")),
+			wantErr:  &itick.APIError{StatusCode: 200, Code: 0, Message: "auth failed", Path: "/stock/quotes"},
+			sentinel: itick.ErrUnauthorized,
+		},
+		{
+			name: "E001", status: 200, body: string(fixture(t, "error_e001.json")),
+			wantErr:  &itick.APIError{StatusCode: 200, Code: 1, Message: "E001 not found this produce", Path: "/stock/quotes"},
+			sentinel: itick.ErrNotFound,
+		},
+		{
+			name: "E002 with code 0", status: 200, body: string(fixture(t, "error_e002.json")),
+			wantErr:  &itick.APIError{StatusCode: 200, Code: 0, Message: "E002 auth failed", Path: "/stock/quotes"},
+			sentinel: itick.ErrUnauthorized,
+		},
+		{
+			name: "E003", status: 200, body: string(fixture(t, "error_e003.json")),
+			wantErr:  &itick.APIError{StatusCode: 200, Code: 3, Message: "E003 exceeding the maximum subscription limit", Path: "/stock/quotes"},
+			sentinel: itick.ErrPlanLimit,
+		},
+		{
+			name: "non-zero code", status: 200, body: `{"code":500,"msg":"internal error","data":null}`,
+			wantErr: &itick.APIError{StatusCode: 200, Code: 500, Message: "internal error", Path: "/stock/quotes"},
+		},
+		{
+			name: "missing code", status: 200, body: `{"msg":null,"data":{"700":{"s":"700"}}}`,
+			wantErr: &itick.APIError{StatusCode: 200, Path: "/stock/quotes"}, wantContains: "code",
+		},
+		{
+			name: "empty object", status: 200, body: `{}`,
+			wantErr: &itick.APIError{StatusCode: 200, Path: "/stock/quotes"}, wantContains: "code",
+		},
+		{
+			name: "HTML body", status: 200, body: `<html><body>502 Bad Gateway</body></html>`,
+			wantErr: &itick.APIError{StatusCode: 200, Path: "/stock/quotes"}, wantContains: "Bad Gateway",
+		},
+		{
+			name: "truncated body", status: 200, body: `{"code":0,"msg":null,"data":{"700":{"s":"70`,
+			wantErr: &itick.APIError{StatusCode: 200, Path: "/stock/quotes"}, wantContains: "JSON",
+		},
+		{
+			name: "empty body", status: 200, body: ``,
+			wantErr: &itick.APIError{StatusCode: 200, Path: "/stock/quotes"}, wantContains: "empty",
+		},
+		{
+			name: "data of the wrong shape", status: 200, body: `{"code":0,"msg":null,"data":"nothing here"}`,
+			wantErr: &itick.APIError{StatusCode: 200, Path: "/stock/quotes"}, wantContains: "decode",
+		},
+		{
+			name: "404 with envelope", status: 404, body: `{"code":404,"msg":"Not Found","data":null}`,
+			wantErr:  &itick.APIError{StatusCode: 404, Code: 404, Message: "Not Found", Path: "/stock/quotes"},
+			sentinel: itick.ErrNotFound,
+		},
+		{
+			name: "403 plain text", status: 403, body: `Forbidden`,
+			wantErr: &itick.APIError{StatusCode: 403, Path: "/stock/quotes"}, wantContains: "Forbidden",
+			sentinel: itick.ErrUnauthorized,
+		},
+		{
+			name: "400 envelope with code 0", status: 400, body: `{"code":0,"msg":"bad request","data":null}`,
+			wantErr: &itick.APIError{StatusCode: 400, Message: "bad request", Path: "/stock/quotes"},
+		},
+		{
+			name: "429 after retries", status: 429, body: `{"code":429,"msg":"too many requests"}`,
+			wantErr:  &itick.APIError{StatusCode: 429, Code: 429, Message: "too many requests", Path: "/stock/quotes"},
+			sentinel: itick.ErrRateLimited,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, mt := newMockClient(t, itick.WithRetries(0))
+			mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(tc.status, tc.body))
+			got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+			if tc.wantOK {
+				if err != nil {
+					t.Fatalf("err = %v, want success", err)
+				}
+				if diff := cmp.Diff(map[string]itick.Quote{"700": {Symbol: "700", Last: 616}}, got); diff != "" {
+					t.Errorf("quotes (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if got != nil {
+				t.Errorf("map = %v, want nil on error", got)
+			}
+			var apiErr *itick.APIError
+			if !errors.As(err, &apiErr) {
+				t.Fatalf("err = %v (%T), want *APIError", err, err)
+			}
+			want := *tc.wantErr
+			if want.Message == "" {
+				if !strings.Contains(apiErr.Message, tc.wantContains) {
+					t.Errorf("Message = %q, want it to contain %q", apiErr.Message, tc.wantContains)
+				}
+				want.Message = apiErr.Message
+			}
+			if diff := cmp.Diff(&want, apiErr); diff != "" {
+				t.Errorf("APIError (-want +got):\n%s", diff)
+			}
+			for _, s := range sentinels {
+				if is := errors.Is(err, s.err); is != (s.err == tc.sentinel) {
+					t.Errorf("errors.Is(err, %s) = %v", s.name, is)
+				}
+			}
+			if !strings.Contains(err.Error(), "/stock/quotes") {
+				t.Errorf("error text %q does not name the path", err)
+			}
+		})
+	}
+}
+
+// TestBehaviour5_ErrorTextInEveryEndpoint: the success rule holds on every
+// kind of endpoint, not just quotes.
+func TestBehaviour5_ErrorTextInEveryEndpoint(t *testing.T) {
+	t.Parallel()
+	for _, tc := range serviceCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, mt := newMockClient(t)
+			mt.RegisterResponder("GET", mockBase+tc.path, body(200, string(fixture(t, "error_auth_failed.json"))))
+			_, err := tc.call(t.Context(), c)
+			var apiErr *itick.APIError
+			if !errors.As(err, &apiErr) || apiErr.Path != tc.path || !errors.Is(err, itick.ErrUnauthorized) {
+				t.Errorf("err = %v, want an *APIError for %s matching ErrUnauthorized", err, tc.path)
+			}
+		})
+	}
+}
+
+// TestAPIError_Text: the error text carries status, code, message and path.
+func TestAPIError_Text(t *testing.T) {
+	t.Parallel()
+	e := &itick.APIError{StatusCode: 200, Code: 3, Message: "E003 exceeding the maximum subscription limit", Path: "/crypto/depths"}
+	for _, part := range []string{"200", "3", "E003", "/crypto/depths"} {
+		if !strings.Contains(e.Error(), part) {
+			t.Errorf("%q lacks %q", e.Error(), part)
+		}
+	}
+}

@@ -1,0 +1,593 @@
+package itick_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jarcoal/httpmock"
+	"golang.org/x/time/rate"
+
+	"github.com/d19c4e34/itick"
+)
+
+const okQuotes = `{"code":0,"msg":null,"data":{"700":{"s":"700","ld":616}}}`
+
+// TestBehaviour6_RetryableStatusesRetried: 429, 500, 502, 503 and 504 are
+// retried exactly WithRetries times, then reported with their status.
+func TestBehaviour6_RetryableStatusesRetried(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{429, 500, 502, 503, 504} {
+		for _, retries := range []int{0, 1, 3} {
+			t.Run(fmt.Sprintf("%d/retries%d", status, retries), func(t *testing.T) {
+				t.Parallel()
+				c, mt := newMockClient(t, itick.WithRetries(retries))
+				mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(status, `{"code":0,"msg":"busy"}`))
+				_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+				if n := mt.GetTotalCallCount(); n != retries+1 {
+					t.Errorf("%d attempts, want %d", n, retries+1)
+				}
+				var apiErr *itick.APIError
+				if !errors.As(err, &apiErr) || apiErr.StatusCode != status {
+					t.Fatalf("err = %v, want *APIError with status %d", err, status)
+				}
+				if got := errors.Is(err, itick.ErrRateLimited); got != (status == 429) {
+					t.Errorf("errors.Is(err, ErrRateLimited) = %v", got)
+				}
+			})
+		}
+	}
+}
+
+// TestBehaviour6_RetryThenSuccess: a call that fails twice with retryable
+// statuses and then succeeds returns the success.
+func TestBehaviour6_RetryThenSuccess(t *testing.T) {
+	t.Parallel()
+	c, mt := newMockClient(t, itick.WithRetries(3))
+	mt.RegisterResponder("GET", mockBase+"/stock/quotes", sequence(body(503, "unavailable"), body(429, ""), body(200, okQuotes)))
+	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["700"].Last != 616 {
+		t.Errorf("got %v", got)
+	}
+	if n := mt.GetTotalCallCount(); n != 3 {
+		t.Errorf("%d attempts, want 3", n)
+	}
+}
+
+// TestBehaviour6_OtherStatusesNotRetried: 400, 401, 403 and 404 get one attempt.
+func TestBehaviour6_OtherStatusesNotRetried(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{400, 401, 403, 404, 501} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			t.Parallel()
+			c, mt := newMockClient(t, itick.WithRetries(3))
+			mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(status, `{"message":"no"}`))
+			_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+			var apiErr *itick.APIError
+			if !errors.As(err, &apiErr) || apiErr.StatusCode != status {
+				t.Fatalf("err = %v, want *APIError with status %d", err, status)
+			}
+			if n := mt.GetTotalCallCount(); n != 1 {
+				t.Errorf("%d attempts, want 1", n)
+			}
+		})
+	}
+}
+
+// TestBehaviour6_EnvelopeErrorsNotRetried: a 200 with an error text is final.
+func TestBehaviour6_EnvelopeErrorsNotRetried(t *testing.T) {
+	t.Parallel()
+	c, mt := newMockClient(t, itick.WithRetries(3))
+	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, string(fixture(t, "error_e003.json"))))
+	_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+	if !errors.Is(err, itick.ErrPlanLimit) {
+		t.Fatalf("err = %v, want ErrPlanLimit", err)
+	}
+	if n := mt.GetTotalCallCount(); n != 1 {
+		t.Errorf("%d attempts, want 1", n)
+	}
+}
+
+// TestBehaviour6_TransportErrorsRetried: a transport error is retried
+// WithRetries times and comes back wrapped, without the token.
+func TestBehaviour6_TransportErrorsRetried(t *testing.T) {
+	t.Parallel()
+	for _, retries := range []int{0, 2} {
+		t.Run(fmt.Sprintf("retries%d", retries), func(t *testing.T) {
+			t.Parallel()
+			c, mt := newMockClient(t, itick.WithRetries(retries))
+			errReset := errors.New("read tcp 127.0.0.1:5000: connection reset by peer")
+			mt.RegisterResponder("GET", mockBase+"/stock/quotes", httpmock.NewErrorResponder(errReset))
+			_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+			if err == nil {
+				t.Fatal("err = nil")
+			}
+			if !errors.Is(err, errReset) {
+				t.Errorf("err = %v, want it to wrap the transport error", err)
+			}
+			if n := mt.GetTotalCallCount(); n != retries+1 {
+				t.Errorf("%d attempts, want %d", n, retries+1)
+			}
+		})
+	}
+}
+
+// TestBehaviour6_ConnectionResetRetried: a server that drops the connection
+// without answering is retried, over a real socket.
+func TestBehaviour6_ConnectionResetRetried(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) <= 2 {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if tc, ok := conn.(*net.TCPConn); ok {
+				_ = tc.SetLinger(0)
+			}
+			conn.Close()
+			return
+		}
+		fmt.Fprint(w, okQuotes)
+	}))
+	defer srv.Close()
+	c := newServerClient(t, srv.URL, itick.WithRetries(3))
+	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+	if err != nil {
+		t.Fatalf("err = %v", err)
+	}
+	if got["700"].Last != 616 {
+		t.Errorf("got %v", got)
+	}
+	if n.Load() != 3 {
+		t.Errorf("%d attempts, want 3", n.Load())
+	}
+}
+
+// stamped answers with next and records when each attempt arrived.
+type stamped struct {
+	mu    sync.Mutex
+	times []time.Time
+}
+
+func (s *stamped) wrap(next httpmock.Responder) httpmock.Responder {
+	return func(req *http.Request) (*http.Response, error) {
+		s.mu.Lock()
+		s.times = append(s.times, time.Now())
+		s.mu.Unlock()
+		return next(req)
+	}
+}
+
+// TestBehaviour6_RetryAfterHonoured: a Retry-After in seconds or as an HTTP
+// date is waited for even past WithBackoff's max of 5ms.
+func TestBehaviour6_RetryAfterHonoured(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		value   func() string
+		atLeast time.Duration
+	}{
+		{"seconds", func() string { return "1" }, 900 * time.Millisecond},
+		// An HTTP date has whole seconds, so +2s waits more than 1s.
+		{"HTTP date", func() string { return time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat) }, 900 * time.Millisecond},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, mt := newMockClient(t, itick.WithRetries(1))
+			var st stamped
+			first := func(req *http.Request) (*http.Response, error) {
+				return withHeader(body(429, ""), "Retry-After", tc.value())(req)
+			}
+			mt.RegisterResponder("GET", mockBase+"/stock/quotes", st.wrap(sequence(first, body(200, okQuotes))))
+			if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
+				t.Fatal(err)
+			}
+			if len(st.times) != 2 {
+				t.Fatalf("%d attempts, want 2", len(st.times))
+			}
+			if gap := st.times[1].Sub(st.times[0]); gap < tc.atLeast {
+				t.Errorf("retry came %v after the 429, want at least %v", gap, tc.atLeast)
+			}
+		})
+	}
+}
+
+// TestBehaviour6_LongRetryAfterNotWaited: a Retry-After over a minute ends
+// the call at once with APIError.RetryAfter set.
+func TestBehaviour6_LongRetryAfterNotWaited(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		status   int
+		value    func() string
+		min, max time.Duration
+	}{
+		{"seconds 429", 429, func() string { return "120" }, 120 * time.Second, 120 * time.Second},
+		{"seconds 503", 503, func() string { return "3600" }, time.Hour, time.Hour},
+		{"HTTP date", 429, func() string { return time.Now().Add(2 * time.Hour).UTC().Format(http.TimeFormat) },
+			2*time.Hour - time.Minute, 2 * time.Hour},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			c, mt := newMockClient(t, itick.WithRetries(3))
+			mt.RegisterResponder("GET", mockBase+"/stock/quotes", func(req *http.Request) (*http.Response, error) {
+				return withHeader(body(tc.status, `{"code":0,"msg":"slow down"}`), "Retry-After", tc.value())(req)
+			})
+			_, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
+			var apiErr *itick.APIError
+			if !errors.As(err, &apiErr) {
+				t.Fatalf("err = %v, want *APIError", err)
+			}
+			if apiErr.RetryAfter < tc.min || apiErr.RetryAfter > tc.max {
+				t.Errorf("RetryAfter = %v, want within [%v, %v]", apiErr.RetryAfter, tc.min, tc.max)
+			}
+			if n := mt.GetTotalCallCount(); n != 1 {
+				t.Errorf("%d attempts, want 1", n)
+			}
+			if got := errors.Is(err, itick.ErrRateLimited); got != (tc.status == 429) {
+				t.Errorf("errors.Is(err, ErrRateLimited) = %v", got)
+			}
+		})
+	}
+}
+
+// TestBehaviour6_EveryAttemptWaitsOnLimiter: retries wait on the limiter too.
+func TestBehaviour6_EveryAttemptWaitsOnLimiter(t *testing.T) {
+	t.Parallel()
+	var lim countingLimiter
+	c, mt := newMockClient(t, itick.WithRetries(4), itick.WithLimiter(&lim))
+	mt.RegisterResponder("GET", mockBase+"/stock/quotes", sequence(body(500, ""), body(502, ""), body(504, ""), body(200, okQuotes)))
+	if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, w := mt.GetTotalCallCount(), lim.n.Load(); n != 4 || w != 4 {
+		t.Errorf("%d attempts and %d limiter waits, want 4 and 4", n, w)
+	}
+}
+
+// TestBehaviour6_LimiterCountsEveryChunk: each chunk's attempt waits.
+func TestBehaviour6_LimiterCountsEveryChunk(t *testing.T) {
+	t.Parallel()
+	var lim countingLimiter
+	c, mt := newMockClient(t, itick.WithLimiter(&lim), itick.WithBatchSize(2))
+	mt.RegisterResponder("GET", mockBase+"/stock/quotes", echoQuotes())
+	if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, codes(9)); err != nil {
+		t.Fatal(err)
+	}
+	if w := lim.n.Load(); w != 5 {
+		t.Errorf("%d limiter waits, want 5", w)
+	}
+}
+
+// callAsync runs a quotes call in the background.
+func callAsync(ctx context.Context, c *itick.Client, cs []string) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Stock.Quotes(ctx, itick.RegionHK, cs)
+		done <- err
+	}()
+	return done
+}
+
+// TestBehaviour7_CancelInLimiter: cancelling while waiting on the limiter
+// ends the call with context.Canceled and sends nothing.
+func TestBehaviour7_CancelInLimiter(t *testing.T) {
+	t.Parallel()
+	lim := &blockingLimiter{entered: make(chan struct{}, 1)}
+	c, mt := newMockClient(t, itick.WithLimiter(lim))
+	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
+	ctx, cancel := context.WithCancel(t.Context())
+	done := callAsync(ctx, c, []string{"700"})
+	waitOrFail(t, lim.entered, "the limiter")
+	cancel()
+	err := waitOrFail(t, done, "the call to end")
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if n := mt.GetTotalCallCount(); n != 0 {
+		t.Errorf("%d requests sent, want 0", n)
+	}
+}
+
+// TestBehaviour7_CancelInBackoff: cancelling during a long backoff ends the call.
+func TestBehaviour7_CancelInBackoff(t *testing.T) {
+	t.Parallel()
+	for _, retryAfter := range []string{"", "30"} {
+		t.Run("RetryAfter="+retryAfter, func(t *testing.T) {
+			t.Parallel()
+			c, mt := newMockClient(t, itick.WithBackoff(time.Hour, time.Hour), itick.WithRetries(3))
+			attempted := make(chan struct{}, 4)
+			mt.RegisterResponder("GET", mockBase+"/stock/quotes", func(req *http.Request) (*http.Response, error) {
+				attempted <- struct{}{}
+				r := body(503, "")
+				if retryAfter != "" {
+					r = withHeader(r, "Retry-After", retryAfter)
+				}
+				return r(req)
+			})
+			ctx, cancel := context.WithCancel(t.Context())
+			done := callAsync(ctx, c, []string{"700"})
+			waitOrFail(t, attempted, "the first attempt")
+			cancel()
+			err := waitOrFail(t, done, "the call to end")
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("err = %v, want context.Canceled", err)
+			}
+			if n := mt.GetTotalCallCount(); n != 1 {
+				t.Errorf("%d attempts, want 1", n)
+			}
+		})
+	}
+}
+
+// hangingServer accepts requests and answers none until the request's
+// context ends; entered gets a value for each request.
+func hangingServer(t *testing.T) (*httptest.Server, <-chan struct{}) {
+	entered := make(chan struct{}, 16)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		entered <- struct{}{}
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(func() { close(release); srv.Close() })
+	return srv, entered
+}
+
+// TestBehaviour7_CancelInFlight: cancelling while a request hangs ends the
+// call with context.Canceled, over a real socket.
+func TestBehaviour7_CancelInFlight(t *testing.T) {
+	t.Parallel()
+	srv, entered := hangingServer(t)
+	c := newServerClient(t, srv.URL)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := callAsync(ctx, c, []string{"700"})
+	waitOrFail(t, entered, "the request")
+	cancel()
+	err := waitOrFail(t, done, "the call to end")
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestBehaviour7_DeadlineInFlight: a deadline passing while a request hangs
+// gives context.DeadlineExceeded and no retry.
+func TestBehaviour7_DeadlineInFlight(t *testing.T) {
+	t.Parallel()
+	srv, _ := hangingServer(t)
+	rt := &countingRT{base: http.DefaultTransport}
+	c := newServerClient(t, srv.URL, itick.WithRetries(3), itick.WithHTTPClient(&http.Client{Transport: rt}))
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	err := waitOrFail(t, callAsync(ctx, c, []string{"700"}), "the call to end")
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want context.DeadlineExceeded", err)
+	}
+	if n := rt.n.Load(); n != 1 {
+		t.Errorf("%d attempts, want 1", n)
+	}
+}
+
+// TestBehaviour7_CancelBatchInFlight: cancelling a multi-chunk call ends
+// every chunk and the error still matches context.Canceled.
+func TestBehaviour7_CancelBatchInFlight(t *testing.T) {
+	t.Parallel()
+	srv, entered := hangingServer(t)
+	c := newServerClient(t, srv.URL, itick.WithBatchSize(1), itick.WithConcurrency(2))
+	ctx, cancel := context.WithCancel(t.Context())
+	done := callAsync(ctx, c, codes(6))
+	waitOrFail(t, entered, "a request")
+	cancel()
+	err := waitOrFail(t, done, "the call to end")
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestBehaviour7_LimiterRefusesBeforeDeadline: a rate.Limiter whose wait
+// would pass the deadline refuses at once, and the error matches
+// context.DeadlineExceeded.
+func TestBehaviour7_LimiterRefusesBeforeDeadline(t *testing.T) {
+	t.Parallel()
+	lim := rate.NewLimiter(rate.Every(time.Hour), 1)
+	lim.Allow() // spend the burst: the next token is an hour away
+	c, mt := newMockClient(t, itick.WithLimiter(lim))
+	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	err := waitOrFail(t, callAsync(ctx, c, []string{"700"}), "the call to end")
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want context.DeadlineExceeded", err)
+	}
+	if ctx.Err() != nil {
+		t.Error("the call waited for the deadline instead of refusing early")
+	}
+	if n := mt.GetTotalCallCount(); n != 0 {
+		t.Errorf("%d requests sent, want 0", n)
+	}
+}
+
+// TestBehaviour7_AlreadyCancelled: a cancelled context sends nothing.
+func TestBehaviour7_AlreadyCancelled(t *testing.T) {
+	t.Parallel()
+	c, mt := newMockClient(t)
+	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if n := mt.GetTotalCallCount(); n != 0 {
+		t.Errorf("%d requests sent, want 0", n)
+	}
+}
+
+// TestBehaviour7_RateLimitPacesAttempts: WithRateLimit's limiter is the one
+// attempts wait on: with a burst of 2 and a rate of one an hour, the third
+// call cannot start before a short deadline.
+func TestBehaviour7_RateLimitPacesAttempts(t *testing.T) {
+	t.Parallel()
+	c, mt := newMockClient(t, itick.WithRateLimit(rate.Every(time.Hour), 2))
+	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
+	for i := range 2 {
+		if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	_, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want context.DeadlineExceeded", err)
+	}
+	if diff := cmp.Diff(2, mt.GetTotalCallCount()); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}
+
+// TestBehaviour6_UntrustedCertificateNotRetried: a TLS server whose
+// certificate the client does not trust gets one attempt: retrying cannot
+// make it trusted.
+func TestBehaviour6_UntrustedCertificateNotRetried(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, okQuotes)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			hits.Add(1)
+		}
+	}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	defer srv.Close()
+	c := newServerClient(t, srv.URL, itick.WithRetries(3))
+	_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+	if err == nil {
+		t.Fatal("err = nil for an untrusted certificate")
+	}
+	if n := hits.Load(); n != 1 {
+		t.Errorf("%d connections, want 1 (not retried)", n)
+	}
+}
+
+// TestBehaviour6_PerAttemptTimeoutRetried: the http.Client's Timeout bounds
+// one attempt; an attempt that times out is a transport error and retried
+// while the call's own context is alive.
+func TestBehaviour6_PerAttemptTimeoutRetried(t *testing.T) {
+	t.Parallel()
+	srv, _ := hangingServer(t)
+	rt := &countingRT{base: http.DefaultTransport}
+	c := newServerClient(t, srv.URL, itick.WithHTTPClient(&http.Client{Timeout: 200 * time.Millisecond, Transport: rt}), itick.WithRetries(2))
+	_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+	if err == nil {
+		t.Fatal("err = nil from a server that never answers")
+	}
+	if n := rt.n.Load(); n != 3 {
+		t.Errorf("%d attempts, want 3", n)
+	}
+}
+
+// TestBehaviour6_BackoffAtLeastMin: without Retry-After, each retry waits
+// at least WithBackoff's min (the upper bound is unit-tested on Jitter).
+func TestBehaviour6_BackoffAtLeastMin(t *testing.T) {
+	t.Parallel()
+	const min = 30 * time.Millisecond
+	c, mt := newMockClient(t, itick.WithBackoff(min, 2*min), itick.WithRetries(3))
+	var st stamped
+	mt.RegisterResponder("GET", mockBase+"/stock/quotes", st.wrap(sequence(body(500, ""), body(502, ""), body(503, ""), body(200, okQuotes))))
+	if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.times) != 4 {
+		t.Fatalf("%d attempts, want 4", len(st.times))
+	}
+	for i := 1; i < len(st.times); i++ {
+		if gap := st.times[i].Sub(st.times[i-1]); gap < min {
+			t.Errorf("retry %d came %v after the previous attempt, want at least %v", i, gap, min)
+		}
+	}
+}
+
+// TestWithHTTPClient_NilTransport: an http.Client without a Transport gets
+// the SDK's default one.
+func TestWithHTTPClient_NilTransport(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("token") != testToken {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprint(w, okQuotes)
+	}))
+	defer srv.Close()
+	c := newServerClient(t, srv.URL, itick.WithHTTPClient(&http.Client{Timeout: 5 * time.Second}))
+	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+	if err != nil || got["700"].Last != 616 {
+		t.Fatalf("Quotes = %v, %v", got, err)
+	}
+}
+
+// TestBehaviour6_TruncatedBodyRetried: a connection that dies in the middle
+// of the body is a transport error and retried, over a real socket.
+func TestBehaviour6_TruncatedBodyRetried(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.Header().Set("Content-Length", "1000")
+			_, _ = w.Write([]byte(okQuotes[:20]))
+			w.(http.Flusher).Flush()
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return
+		}
+		fmt.Fprint(w, okQuotes)
+	}))
+	defer srv.Close()
+	c := newServerClient(t, srv.URL, itick.WithRetries(2))
+	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+	if err != nil {
+		t.Fatalf("err = %v", err)
+	}
+	if got["700"].Last != 616 || n.Load() != 2 {
+		t.Errorf("got %v after %d attempts, want the quote after 2", got, n.Load())
+	}
+}
+
+// countingRT counts the requests that reach the network transport.
+type countingRT struct {
+	base http.RoundTripper
+	n    atomic.Int64
+}
+
+func (c *countingRT) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.base.RoundTrip(req)
+}
