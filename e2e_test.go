@@ -216,7 +216,7 @@ func TestE2EEveryServiceMethod(t *testing.T) {
 	})
 }
 
-func codes(n int) []string {
+func e2eCodes(n int) []string {
 	out := make([]string, n)
 	for i := range out {
 		out[i] = fmt.Sprintf("C%03d", i)
@@ -227,7 +227,7 @@ func codes(n int) []string {
 func TestE2EChunkedBatchMergesResults(t *testing.T) {
 	t.Parallel()
 	srv, c := e2eServer(t) // Base plan: 10 codes a request
-	want := codes(345)
+	want := e2eCodes(345)
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionUS, append(want, " C000 ", "C001"))
 	if err != nil {
 		t.Fatal(err)
@@ -390,7 +390,7 @@ func TestE2EQuota(t *testing.T) {
 func TestE2EOneFailedChunkIsABatchError(t *testing.T) {
 	t.Parallel()
 	srv, c := e2eServer(t)
-	all := codes(30) // three chunks of ten
+	all := e2eCodes(30) // three chunks of ten
 	srv.Inject(markettest.Fault{Kind: markettest.FaultStatus, Status: http.StatusInternalServerError,
 		Path: "/stock/klines", Code: "C015"})
 	got, err := c.Stock.Klines(t.Context(), itick.RegionUS, all, itick.OneDay, 2)
@@ -425,7 +425,7 @@ func TestE2EPlanLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Future.Depths(t.Context(), itick.RegionUS, codes(15))
+	_, err = c.Future.Depths(t.Context(), itick.RegionUS, e2eCodes(15))
 	if !errors.Is(err, itick.ErrPlanLimit) {
 		t.Errorf("15 codes in one request on Base: %v, want ErrPlanLimit", err)
 	}
