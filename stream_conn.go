@@ -38,8 +38,8 @@ var errNoPong = errors.New("itick: stream: ping unanswered")
 // shard is one of a Stream's connections and the products it carries. It
 // outlives its sessions: each reconnection is a new session.
 type shard struct {
-	s    *Stream
-	id   int
+	s  *Stream
+	id int
 	// subs is what the shard should carry: each product's channels, true
 	// once the service has acknowledged them. Renewals send the
 	// acknowledged ones; a Subscribe in progress sends its own. Guarded

@@ -3,6 +3,7 @@ package itick
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -22,6 +23,17 @@ const (
 	// DropNewest discards the arriving event and keeps the buffer as it is.
 	DropNewest
 )
+
+// String names the policy.
+func (o Overflow) String() string {
+	switch o {
+	case DropOldest:
+		return "DropOldest"
+	case DropNewest:
+		return "DropNewest"
+	}
+	return "Overflow(" + strconv.Itoa(int(o)) + ")"
+}
 
 // Stream defaults.
 const (
