@@ -449,11 +449,11 @@ func (ss *session) read() {
 		switch {
 		case m.ResAc == "pong":
 			offer(ss.pongs, struct{}{})
-		case m.ResAc == "auth" || (m.ResAc == "" && len(m.Data) == 0 && hasErrorText(string(m.Msg))):
+		case m.ResAc == "auth" || (m.ResAc == "" && m.Data == nil && hasErrorText(string(m.Msg))):
 			offer(ss.auth, &m)
 		case m.ResAc == "subscribe" || m.ResAc == "unsubscribe":
 			offer(ss.acks, &m)
-		case m.ResAc == "" && len(m.Data) > 0 && !bytes.Equal(m.Data, []byte("null")):
+		case m.ResAc == "" && m.Data != nil:
 			ev, err := decodePush(m.Data, region)
 			if err != nil {
 				s.emit(ErrorEvent{Conn: ss.sh.id, Err: err})

@@ -1,7 +1,6 @@
 package itick
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -156,80 +155,111 @@ func parseStreamSymbol(raw string) (streamSymbol, error) {
 	return streamSymbol{code, region}, nil
 }
 
-// message is any message the service sends over a stream connection.
+// message is any message the service sends over a stream connection,
+// decoded in one pass: a push's data is flat, so one struct holds every
+// field any push type carries.
 type message struct {
-	Code  integer         `json:"code"`
-	ResAc str             `json:"resAc"`
-	Msg   str             `json:"msg"`
-	Data  json.RawMessage `json:"data"`
+	Code  integer   `json:"code"`
+	ResAc str       `json:"resAc"`
+	Msg   str       `json:"msg"`
+	Data  *pushWire `json:"data"`
 }
 
-// pushHead is what routes a push: its product, region and type. T and K
-// only matter in the legacy kline form, where t is the kType.
-type pushHead struct {
-	S    str             `json:"s"`
-	R    str             `json:"r"`
-	Type str             `json:"type"`
-	T    json.RawMessage `json:"t"`
-	K    json.RawMessage `json:"k"`
+// pushWire is the data of any push. T is the time in Unix ms, except in
+// the legacy kline form, where it is the kType and K holds the candle.
+type pushWire struct {
+	S    str              `json:"s"`
+	R    str              `json:"r"`
+	Type str              `json:"type"`
+	Ld   num              `json:"ld"`
+	O    num              `json:"o"`
+	P    num              `json:"p"`
+	H    num              `json:"h"`
+	L    num              `json:"l"`
+	C    num              `json:"c"`
+	T    num              `json:"t"`
+	V    num              `json:"v"`
+	Tu   num              `json:"tu"`
+	Ts   integer          `json:"ts"`
+	Te   integer          `json:"te"`
+	Ch   num              `json:"ch"`
+	Chp  num              `json:"chp"`
+	A    []depthLevelWire `json:"a"`
+	B    []depthLevelWire `json:"b"`
+	K    *klineWire       `json:"k"`
+}
+
+// decodePushJSON decodes one push's data; the reader decodes whole
+// messages instead.
+func decodePushJSON(data []byte, region func(code string) Region) (Event, error) {
+	var w pushWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, fmt.Errorf("itick: stream push: %w", err)
+	}
+	return decodePush(&w, region)
 }
 
 // decodePush turns a push's data into an event. region resolves a push
 // that names no region.
-func decodePush(data []byte, region func(code string) Region) (Event, error) {
-	var h pushHead
-	if err := json.Unmarshal(data, &h); err != nil {
-		return nil, fmt.Errorf("itick: stream push: %w", err)
-	}
-	code, reg := splitPushSymbol(string(h.S), Region(h.R))
+func decodePush(w *pushWire, region func(code string) Region) (Event, error) {
+	code, reg := splitPushSymbol(string(w.S), Region(w.R))
 	if reg == "" && region != nil {
 		reg = region(code)
 	}
-	if len(h.K) > 0 && !bytes.Equal(h.K, []byte("null")) {
-		var kt integer
-		if err := json.Unmarshal(h.T, &kt); err != nil || !Interval(kt).valid() {
-			return nil, fmt.Errorf("itick: stream kline push for %s: bad kType %s", code, h.T)
+	if w.K != nil {
+		kt := Interval(w.T)
+		if float64(kt) != float64(w.T) || !kt.valid() {
+			return nil, fmt.Errorf("itick: stream kline push for %s: bad kType %v", code, float64(w.T))
 		}
-		ev := KlineEvent{Code: code, Region: reg, Interval: Interval(kt)}
-		if err := json.Unmarshal(h.K, &ev.Kline); err != nil {
-			return nil, fmt.Errorf("itick: stream kline push for %s: %w", code, err)
-		}
-		return ev, nil
+		k := w.K
+		return KlineEvent{Code: code, Region: reg, Interval: kt, Kline: Kline{Time: time.Time(k.T),
+			Open: float64(k.O), High: float64(k.H), Low: float64(k.L), Close: float64(k.C),
+			Volume: float64(k.V), Turnover: float64(k.Tu)}}, nil
 	}
-	typ := Channel(h.Type)
-	var (
-		ev  Event
-		err error
-	)
-	switch typ {
+	t, err := pushTime(w.T)
+	if err != nil {
+		return nil, fmt.Errorf("itick: stream %s push for %s: %w", string(w.Type), code, err)
+	}
+	switch typ := Channel(w.Type); typ {
 	case ChannelQuote:
-		e := QuoteEvent{Code: code, Region: reg}
-		err = json.Unmarshal(data, &e.Quote)
-		e.Quote.Symbol = code
-		ev = e
+		return QuoteEvent{Code: code, Region: reg, Quote: Quote{Symbol: code, Last: float64(w.Ld),
+			Open: float64(w.O), PrevClose: float64(w.P), High: float64(w.H), Low: float64(w.L), Time: t,
+			Volume: float64(w.V), Turnover: float64(w.Tu), Status: int(w.Ts), Change: float64(w.Ch),
+			ChangePercent: float64(w.Chp)}}, nil
 	case ChannelTick:
-		e := TickEvent{Code: code, Region: reg}
-		err = json.Unmarshal(data, &e.Tick)
-		e.Tick.Symbol = code
-		ev = e
+		return TickEvent{Code: code, Region: reg, Tick: Tick{Symbol: code, Last: float64(w.Ld), Time: t,
+			Volume: float64(w.V), Session: TickSession(w.Te), Turnover: float64(w.Tu),
+			Status: TradingStatus(w.Ts)}}, nil
 	case ChannelDepth:
-		e := DepthEvent{Code: code, Region: reg}
-		err = json.Unmarshal(data, &e.Depth)
-		e.Depth.Symbol = code
-		ev = e
+		return DepthEvent{Code: code, Region: reg, Depth: DepthBook{Symbol: code,
+			Asks: depthLevels(w.A), Bids: depthLevels(w.B)}}, nil
 	default:
 		iv := typ.klineInterval()
 		if iv == 0 {
-			return nil, fmt.Errorf("itick: stream push for %s: unknown type %q", code, string(h.Type))
+			return nil, fmt.Errorf("itick: stream push for %s: unknown type %q", code, string(w.Type))
 		}
-		e := KlineEvent{Code: code, Region: reg, Interval: iv}
-		err = json.Unmarshal(data, &e.Kline)
-		ev = e
+		return KlineEvent{Code: code, Region: reg, Interval: iv, Kline: Kline{Time: t, Open: float64(w.O),
+			High: float64(w.H), Low: float64(w.L), Close: float64(w.C), Volume: float64(w.V),
+			Turnover: float64(w.Tu)}}, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("itick: stream %s push for %s: %w", typ, code, err)
+}
+
+// pushTime reads a push's t with the rules of every other Unix-ms field.
+func pushTime(f num) (time.Time, error) {
+	var m millis
+	err := m.UnmarshalJSON(strconv.AppendFloat(make([]byte, 0, 24), float64(f), 'f', -1, 64))
+	return time.Time(m), err
+}
+
+func depthLevels(ws []depthLevelWire) []DepthLevel {
+	if ws == nil {
+		return nil
 	}
-	return ev, nil
+	out := make([]DepthLevel, len(ws))
+	for i, w := range ws {
+		out[i] = DepthLevel{Level: int(w.Po), Price: float64(w.P), Volume: float64(w.V), Orders: float64(w.O)}
+	}
+	return out
 }
 
 // splitPushSymbol strips a $REGION suffix from a pushed symbol; the suffix

@@ -42,7 +42,7 @@ func TestDecodePush(t *testing.T) {
 			KlineEvent{Code: "AAPL", Region: RegionUS, Interval: OneMonth, Kline: Kline{Close: 3}}},
 	}
 	for _, tt := range tests {
-		got, err := decodePush([]byte(tt.data), lookup)
+		got, err := decodePushJSON([]byte(tt.data), lookup)
 		if err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 			continue
@@ -59,7 +59,7 @@ func TestDecodePush(t *testing.T) {
 		`{"s":"700","r":"HK","type":"quote","ld":"NaN"}`,
 		`[1,2]`,
 	} {
-		if ev, err := decodePush([]byte(bad), lookup); err == nil {
+		if ev, err := decodePushJSON([]byte(bad), lookup); err == nil {
 			t.Errorf("decodePush(%s) = %#v, want an error", bad, ev)
 		}
 	}
