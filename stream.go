@@ -38,7 +38,7 @@ type Stream struct {
 	class string
 	url   string
 	set   streamSettings
-	hdr   http.Header
+	hdr   http.Header // without the token, which is added per dial
 	log   *slog.Logger
 
 	ctx    context.Context
@@ -109,7 +109,7 @@ func (c *Client) Stream(ctx context.Context, class string, opts ...StreamOption)
 		class:  class,
 		url:    u.String(),
 		set:    set,
-		hdr:    http.Header{"token": {c.attempt.Token}, "User-Agent": {c.userAgent}},
+		hdr:    http.Header{"User-Agent": {c.userAgent}},
 		log:    c.attempt.Logger,
 		events: make(chan Event, set.buffer),
 		done:   make(chan struct{}),
@@ -136,6 +136,18 @@ func (c *Client) Stream(ctx context.Context, class string, opts ...StreamOption)
 	}()
 	return s, nil
 }
+
+// String describes the stream without its token.
+func (s *Stream) String() string {
+	st := s.Stats()
+	return fmt.Sprintf("itick.Stream{URL: %q, Conns: %d, Symbols: %d}", s.url, st.Conns, st.Symbols)
+}
+
+// GoString is String, so %#v keeps the token out too.
+func (s *Stream) GoString() string { return s.String() }
+
+// Format prints String for every verb, so no verb reaches the token.
+func (s *Stream) Format(f fmt.State, _ rune) { fmt.Fprint(f, s.String()) }
 
 // Events returns the channel events arrive on. It is closed when the
 // Stream ends.

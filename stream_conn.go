@@ -94,9 +94,11 @@ type session struct {
 func (s *Stream) connect(ctx context.Context, sh *shard) (*session, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.set.dialTimeout)
 	defer cancel()
+	hdr := s.hdr.Clone()
+	hdr.Set("token", s.c.attempt.Token)
 	conn, resp, err := websocket.Dial(ctx, s.url, &websocket.DialOptions{
 		HTTPClient: s.set.httpClient,
-		HTTPHeader: s.hdr.Clone(),
+		HTTPHeader: hdr,
 	})
 	if err != nil {
 		path := "/" + s.class

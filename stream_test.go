@@ -1,12 +1,16 @@
 package itick
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http/httptest"
 	"runtime"
 	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -523,4 +527,54 @@ func TestStreamURL(t *testing.T) {
 			t.Errorf("base %s: URL = %s, want %s", tt.base, got, tt.want)
 		}
 	}
+}
+
+func TestStream_TokenStaysOutOfLogsAndErrors(t *testing.T) {
+	t.Parallel()
+	sim, srv := startSim(t, wssim.Config{PushInterval: 5 * time.Millisecond})
+	var logs syncBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c, err := NewClient(simToken, WithBaseURL(srv.URL), WithLogger(logger), WithBackoff(time.Millisecond, 5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Stream(within(t), "stock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Subscribe(within(t), []string{"700$HK"}, ChannelQuote); err != nil {
+		t.Fatal(err)
+	}
+	sim.DropAll()
+	gap := next(t, s, func(ev Event) bool { _, ok := ev.(GapEvent); return ok }).(GapEvent)
+	s.Close()
+
+	out := logs.String()
+	if !strings.Contains(out, "itick stream connection lost") || !strings.Contains(out, "itick stream connected") {
+		t.Errorf("logs lack the connection lines:\n%s", out)
+	}
+	for _, text := range []string{out, gap.Reason.Error(), fmt.Sprint(s), fmt.Sprintf("%#v", s), fmt.Sprintf("%+v", gap)} {
+		if strings.Contains(text, simToken) {
+			t.Errorf("the token leaked into %q", text)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

@@ -241,10 +241,10 @@ func (c *conn) push(ctx context.Context) {
 				if c.srv.paused.Load() {
 					break
 				}
+				c.srv.pushes.Add(1) // before the send, so a client never counts more
 				if !c.send(ctx, buf) {
 					return
 				}
-				c.srv.pushes.Add(1)
 			}
 		}
 	}
