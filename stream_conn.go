@@ -348,14 +348,14 @@ type streamRequest struct {
 	Types  string `json:"types,omitempty"`
 }
 
-// write sends one request, bounded by the pong timeout. A failed write
+// write sends one request, bounded by the dial timeout. A failed write
 // leaves the connection unusable, so it ends the session.
 func (ss *session) write(req streamRequest) error {
 	b, err := json.Marshal(req)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ss.ctx, ss.sh.s.set.pongTimeout)
+	ctx, cancel := context.WithTimeout(ss.ctx, ss.sh.s.set.dialTimeout)
 	defer cancel()
 	if err := ss.conn.Write(ctx, websocket.MessageText, b); err != nil {
 		ss.cancel(fmt.Errorf("writing %s: %w", req.Ac, err))
@@ -374,7 +374,7 @@ func (ss *session) exchange(ctx context.Context, action string, syms []streamSym
 	if err := ss.write(streamRequest{Ac: action, Params: joinSymbols(syms), Types: joinChannels(chans)}); err != nil {
 		return fmt.Errorf("%w: %v", errConnLost, err)
 	}
-	t := time.NewTimer(ss.sh.s.set.pongTimeout)
+	t := time.NewTimer(ss.sh.s.set.dialTimeout)
 	defer t.Stop()
 	select {
 	case m := <-ss.acks:
@@ -387,7 +387,7 @@ func (ss *session) exchange(ctx context.Context, action string, syms []streamSym
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-t.C:
-		return fmt.Errorf("itick: stream %s: no acknowledgement within %s", action, ss.sh.s.set.pongTimeout)
+		return fmt.Errorf("itick: stream %s: no acknowledgement within %s", action, ss.sh.s.set.dialTimeout)
 	}
 }
 

@@ -47,7 +47,8 @@ const (
 	DefaultStreamBuffer = 4096
 	// DefaultSymbolsPerConn is the service's limit of products on one connection.
 	DefaultSymbolsPerConn = 500
-	// DefaultDialTimeout bounds the WebSocket handshake and authentication.
+	// DefaultDialTimeout bounds the WebSocket handshake and authentication,
+	// and each wait for the service to acknowledge a request.
 	DefaultDialTimeout = 15 * time.Second
 )
 
@@ -134,7 +135,8 @@ func WithHeartbeat(interval, pongTimeout time.Duration) StreamOption {
 	}
 }
 
-// WithDialTimeout bounds each connection's handshake and authentication.
+// WithDialTimeout bounds each connection's handshake and authentication,
+// and each wait for the service to acknowledge a subscription.
 func WithDialTimeout(d time.Duration) StreamOption {
 	return func(s *streamSettings) error {
 		if d <= 0 {

@@ -229,8 +229,8 @@ func TestStream_HeartbeatNoticesSilentServer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			sim, srv := startSim(t, wssim.Config{PushInterval: 5 * time.Millisecond})
-			s := openStream(t, srv, "crypto", WithHeartbeat(10*time.Millisecond, 30*time.Millisecond),
-				WithDialTimeout(100*time.Millisecond))
+			s := openStream(t, srv, "crypto", WithHeartbeat(20*time.Millisecond, 100*time.Millisecond),
+				WithDialTimeout(300*time.Millisecond))
 			if err := s.Subscribe(within(t), []string{"BTCUSDT$BA"}, ChannelTick); err != nil {
 				t.Fatal(err)
 			}
