@@ -17,10 +17,10 @@ type symbol struct{ code, region string }
 // conn is one client connection.
 type conn struct {
 	srv   *Server
-	ws    *websocket.Conn
 	class string
 
 	mu    sync.Mutex
+	ws    *websocket.Conn                // set once after the upgrade; mu guards it for DropAll
 	subs  map[symbol]map[string]struct{} // product -> subscribed types
 	order []symbol                       // subscription order, for stable pushes
 }

@@ -147,7 +147,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.accepted.Add(1)
+	c.mu.Lock()
 	c.ws = ws
+	c.mu.Unlock()
 	c.serve(r.Context(), r.Header.Get("token"))
 }
 
@@ -171,7 +173,10 @@ func (s *Server) DropAll() int {
 	s.mu.Unlock()
 	n := 0
 	for _, c := range conns {
-		if c.ws != nil && c.ws.CloseNow() == nil {
+		c.mu.Lock()
+		ws := c.ws
+		c.mu.Unlock()
+		if ws != nil && ws.CloseNow() == nil {
 			n++
 		}
 	}
