@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -66,13 +65,10 @@ func (sh *shard) init() {
 	sh.readyCh = make(chan struct{})
 }
 
-func (sh *shard) lockState()   { sh.stateMu.Lock() }
-func (sh *shard) unlockState() { sh.stateMu.Unlock() }
-
 // current returns the session that is up and subscribed, or nil.
 func (sh *shard) current() *session {
-	sh.lockState()
-	defer sh.unlockState()
+	sh.stateMu.Lock()
+	defer sh.stateMu.Unlock()
 	return sh.ss
 }
 
@@ -161,9 +157,6 @@ func (sh *shard) run(first *session) {
 					return
 				}
 				s.logf(slog.LevelWarn, "itick stream connect failed", "conn", sh.id, "attempt", attempt+1, "err", err)
-				if lost.IsZero() && reason == nil {
-					reason = err
-				}
 				attempt++
 				continue
 			}
@@ -221,10 +214,10 @@ func (sh *shard) serve(ss *session, lost time.Time, reason error) (subscribed bo
 	case <-s.ctx.Done():
 	case <-ss.ctx.Done():
 	}
-	sh.lockState()
+	sh.stateMu.Lock()
 	sh.ss = nil
 	sh.readyCh = make(chan struct{})
-	sh.unlockState()
+	sh.stateMu.Unlock()
 	return true, nil
 }
 
@@ -235,29 +228,30 @@ func (sh *shard) resubscribe(ss *session) error {
 	sh.reqMu <- struct{}{}
 	defer func() { <-sh.reqMu }()
 
+	type group struct {
+		chans []Channel
+		syms  []streamSymbol
+	}
 	s.mu.Lock()
-	groups := make(map[string][]streamSymbol)
+	groups := make(map[string]*group)
 	for sym, set := range sh.subs {
-		if chans := sortedChannels(set, func(acked bool) bool { return acked }); len(chans) > 0 {
-			key := joinChannels(chans)
-			groups[key] = append(groups[key], sym)
+		chans := sortedChannels(set, func(acked bool) bool { return acked })
+		if len(chans) == 0 {
+			continue
 		}
+		key := joinChannels(chans)
+		g := groups[key]
+		if g == nil {
+			g = &group{chans: chans}
+			groups[key] = g
+		}
+		g.syms = append(g.syms, sym)
 	}
 	s.mu.Unlock()
 
-	keys := make([]string, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, key := range keys {
-		syms := groups[key]
-		chans := make([]Channel, 0, 4)
-		for _, c := range strings.Split(key, ",") {
-			chans = append(chans, Channel(c))
-		}
-		for chunk := range slices.Chunk(syms, s.set.symbolsPerConn) {
-			err := ss.exchange(s.ctx, "subscribe", chunk, chans)
+	for _, g := range groups {
+		for chunk := range slices.Chunk(g.syms, s.set.symbolsPerConn) {
+			err := ss.exchange(s.ctx, "subscribe", chunk, g.chans)
 			var refused *StreamError
 			switch {
 			case errors.As(err, &refused):
@@ -267,10 +261,10 @@ func (sh *shard) resubscribe(ss *session) error {
 			}
 		}
 	}
-	sh.lockState()
+	sh.stateMu.Lock()
 	sh.ss = ss
 	close(sh.readyCh)
-	sh.unlockState()
+	sh.stateMu.Unlock()
 	return nil
 }
 
@@ -284,9 +278,9 @@ func (sh *shard) request(ctx context.Context, action string, syms []streamSymbol
 	sub := action == "subscribe"
 	for {
 		if sub {
-			sh.lockState()
+			sh.stateMu.Lock()
 			ready := sh.readyCh
-			sh.unlockState()
+			sh.stateMu.Unlock()
 			select {
 			case <-ready:
 			case <-ctx.Done():
