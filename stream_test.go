@@ -252,7 +252,7 @@ func TestStream_HeartbeatNoticesSilentServer(t *testing.T) {
 
 func TestStream_SpreadsProductsOverConnections(t *testing.T) {
 	t.Parallel()
-	sim, srv := startSim(t, wssim.Config{PushInterval: 20 * time.Millisecond})
+	sim, srv := startSim(t, wssim.Config{PushInterval: 200 * time.Millisecond})
 	s := openStream(t, srv, "stock") // PlanBase: 3 connections of 500
 	syms := make([]string, 1200)
 	for i := range syms {
@@ -288,6 +288,21 @@ func TestStream_SpreadsProductsOverConnections(t *testing.T) {
 	}
 	if n := sim.Subscriptions(); n != 1500 {
 		t.Errorf("server has %d products, want 1500", n)
+	}
+
+	// Every connection comes back with its own products.
+	sim.DropAll()
+	gapConns := map[int]int{}
+	for len(gapConns) < 3 {
+		gap := next(t, s, func(ev Event) bool { _, ok := ev.(GapEvent); return ok }).(GapEvent)
+		gapConns[gap.Conn] = len(gap.Symbols)
+	}
+	if diff := cmp.Diff(map[int]int{0: 500, 1: 500, 2: 500}, gapConns); diff != "" {
+		t.Errorf("products per gap (-want +got):\n%s", diff)
+	}
+	eventually(t, "the renewals", func() bool { return sim.Subscriptions() == 1500 })
+	if got := sim.ConnSymbols(); !cmp.Equal(got, []int{500, 500, 500}) {
+		t.Errorf("products per connection after the renewals = %v", got)
 	}
 }
 
