@@ -593,3 +593,32 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.b.String()
 }
+
+func TestStream_SubscribeWhileReconnecting(t *testing.T) {
+	t.Parallel()
+	sim, srv := startSim(t, wssim.Config{PushInterval: 5 * time.Millisecond})
+	s := openStream(t, srv, "stock", WithDialTimeout(200*time.Millisecond))
+	if err := s.Subscribe(within(t), []string{"700$HK"}, ChannelQuote); err != nil {
+		t.Fatal(err)
+	}
+	sim.SetSilent(true) // the reconnection hangs before authentication
+	sim.DropAll()
+	eventually(t, "a reconnection", func() bool { return sim.Accepted() >= 2 })
+
+	errc := make(chan error, 1)
+	go func() { errc <- s.Subscribe(within(t), []string{"AAPL$US"}, ChannelQuote) }()
+	sim.SetSilent(false)
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("Subscribe during a reconnection: %v", err)
+		}
+	case <-within(t).Done():
+		t.Fatal("Subscribe did not return")
+	}
+	next(t, s, func(ev Event) bool { q, ok := ev.(QuoteEvent); return ok && q.Code == "AAPL" })
+	next(t, s, func(ev Event) bool { q, ok := ev.(QuoteEvent); return ok && q.Code == "700" })
+	if n := sim.Subscriptions(); n != 2 {
+		t.Errorf("server has %d products, want 2", n)
+	}
+}
