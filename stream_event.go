@@ -117,6 +117,7 @@ type StreamError struct {
 	Message string // the message's msg
 }
 
+// Error describes the refusal.
 func (e *StreamError) Error() string {
 	return fmt.Sprintf("itick: stream %s refused (code %d): %s", e.Action, e.Code, e.Message)
 }

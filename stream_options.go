@@ -124,7 +124,9 @@ func WithStreamHTTPClient(hc *http.Client) StreamOption {
 
 // WithHeartbeat sets how often each connection pings the service and how
 // long a ping may go unanswered before the connection is replaced. The
-// service wants a ping at least once a minute.
+// unanswered ping is the Stream's read deadline: a server that has gone
+// silent, or a connection that died without a word, is noticed within
+// interval+pongTimeout. The service wants a ping at least once a minute.
 func WithHeartbeat(interval, pongTimeout time.Duration) StreamOption {
 	return func(s *streamSettings) error {
 		if interval <= 0 || pongTimeout <= 0 {
