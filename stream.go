@@ -210,19 +210,9 @@ func (s *Stream) Stats() StreamStats {
 // refuses is forgotten and returned as a *StreamError. One made while its
 // connection is down is sent when the connection is back.
 func (s *Stream) Subscribe(ctx context.Context, symbols []string, channels ...Channel) error {
-	syms, err := parseStreamSymbols(symbols)
+	syms, chans, err := s.lockFor(symbols, channels, false)
 	if err != nil {
 		return err
-	}
-	chans, err := parseChannels(channels, false)
-	if err != nil {
-		return err
-	}
-
-	s.mu.Lock()
-	if s.closing || s.ctx.Err() != nil {
-		s.mu.Unlock()
-		return ErrStreamClosed
 	}
 	plan, err := s.place(syms)
 	if err != nil {
@@ -262,6 +252,25 @@ func (s *Stream) Subscribe(ctx context.Context, symbols []string, channels ...Ch
 		}
 		return err
 	})
+}
+
+// lockFor checks a Subscribe's or Unsubscribe's arguments and, when they
+// are good and the Stream still runs, returns with s.mu held.
+func (s *Stream) lockFor(symbols []string, channels []Channel, noChannelsOK bool) ([]streamSymbol, []Channel, error) {
+	syms, err := parseStreamSymbols(symbols)
+	if err != nil {
+		return nil, nil, err
+	}
+	chans, err := parseChannels(channels, noChannelsOK)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	if s.closing || s.ctx.Err() != nil {
+		s.mu.Unlock()
+		return nil, nil, ErrStreamClosed
+	}
+	return syms, chans, nil
 }
 
 // place finds a connection for each product: the one that has it, else
@@ -322,18 +331,9 @@ func (s *Stream) forget(sh *shard, syms []streamSymbol, added map[streamSymbol][
 // channels it stops all of them. Products not subscribed are ignored. A
 // product with no channel left frees its place on its connection.
 func (s *Stream) Unsubscribe(ctx context.Context, symbols []string, channels ...Channel) error {
-	syms, err := parseStreamSymbols(symbols)
+	syms, chans, err := s.lockFor(symbols, channels, true)
 	if err != nil {
 		return err
-	}
-	chans, err := parseChannels(channels, true)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	if s.closing || s.ctx.Err() != nil {
-		s.mu.Unlock()
-		return ErrStreamClosed
 	}
 	work := make(map[*shard][]streamSymbol)
 	removed := make(map[*shard]map[Channel]struct{})
