@@ -1,0 +1,264 @@
+package wssim
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// symbol is a product as subscribed: code$REGION.
+type symbol struct{ code, region string }
+
+// conn is one client connection.
+type conn struct {
+	srv   *Server
+	class string
+
+	mu    sync.Mutex
+	ws    *websocket.Conn                // set once after the upgrade; mu guards it for DropAll
+	subs  map[symbol]map[string]struct{} // product -> subscribed types
+	order []symbol                       // subscription order, for stable pushes
+}
+
+const writeTimeout = 10 * time.Second
+
+func (c *conn) serve(ctx context.Context, token string) {
+	defer c.ws.CloseNow()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	if !c.send(ctx, []byte(`{"code":1,"msg":"`+MsgConnected+`"}`)) {
+		return
+	}
+	want := c.srv.cfg.Token
+	if c.srv.refuse.Load() || token == "" || (want != "" && token != want) {
+		c.send(ctx, []byte(`{"code":0,"resAc":"auth","msg":"`+MsgAuthFailed+`"}`))
+		c.ws.Close(websocket.StatusPolicyViolation, MsgAuthFailed)
+		return
+	}
+	if !c.send(ctx, []byte(`{"code":1,"resAc":"auth","msg":"`+MsgAuthOK+`"}`)) {
+		return
+	}
+
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.push(ctx)
+	}()
+	c.read(ctx)
+	cancel()
+	<-done
+}
+
+// send writes one message unless the server is silent. It reports false
+// once the connection is unusable.
+func (c *conn) send(ctx context.Context, msg []byte) bool {
+	if c.srv.silent.Load() {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	defer cancel()
+	return c.ws.Write(ctx, websocket.MessageText, msg) == nil
+}
+
+type request struct {
+	Ac     string `json:"ac"`
+	Params string `json:"params"`
+	Types  string `json:"types"`
+}
+
+func (c *conn) read(ctx context.Context) {
+	for {
+		rctx, cancel := context.WithTimeout(ctx, c.srv.cfg.PingTimeout)
+		_, msg, err := c.ws.Read(rctx)
+		cancel()
+		if err != nil {
+			return
+		}
+		var req request
+		if err := json.Unmarshal(msg, &req); err != nil {
+			req.Ac = ""
+		}
+		var reply []byte
+		switch req.Ac {
+		case "ping":
+			c.srv.pings.Add(1)
+			if c.srv.noPong.Load() {
+				continue
+			}
+			p, _ := json.Marshal(req.Params)
+			reply = []byte(`{"resAc":"pong","data":{"params":` + string(p) + `}}`)
+		case "subscribe", "unsubscribe":
+			reply = c.subscribe(req)
+		default:
+			reply = ack(0, req.Ac, MsgBadAction)
+		}
+		if !c.send(ctx, reply) {
+			return
+		}
+	}
+}
+
+func ack(code int, action, msg string) []byte {
+	b, _ := json.Marshal(struct {
+		Code  int    `json:"code"`
+		ResAc string `json:"resAc"`
+		Msg   string `json:"msg"`
+	}{code, action, msg})
+	return b
+}
+
+// subscribe applies a subscribe or unsubscribe request and returns the
+// acknowledgement.
+func (c *conn) subscribe(req request) []byte {
+	syms, types, bad := parseRequest(req)
+	if bad != "" {
+		return ack(0, req.Ac, bad)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if req.Ac == "unsubscribe" {
+		for _, s := range syms {
+			set := c.subs[s]
+			for _, t := range types {
+				delete(set, t)
+			}
+			if len(set) == 0 || len(types) == 0 {
+				delete(c.subs, s)
+			}
+		}
+		c.order = c.order[:0]
+		for s := range c.subs {
+			c.order = append(c.order, s)
+		}
+		return ack(1, req.Ac, "unsubscribe Successfully")
+	}
+	if len(types) == 0 {
+		return ack(0, req.Ac, "types is empty")
+	}
+	added := 0
+	for _, s := range syms {
+		if _, ok := c.subs[s]; !ok {
+			added++
+		}
+	}
+	if len(c.subs)+added > c.srv.cfg.MaxSymbols {
+		return ack(0, req.Ac, MsgLimit)
+	}
+	for _, s := range syms {
+		set, ok := c.subs[s]
+		if !ok {
+			set = make(map[string]struct{})
+			c.subs[s] = set
+			c.order = append(c.order, s)
+		}
+		for _, t := range types {
+			set[t] = struct{}{}
+		}
+	}
+	return ack(1, req.Ac, "subscribe Successfully")
+}
+
+func parseRequest(req request) (syms []symbol, types []string, bad string) {
+	seen := make(map[symbol]bool)
+	for _, p := range strings.Split(req.Params, ",") {
+		p = strings.TrimSpace(p)
+		code, region, ok := strings.Cut(p, "$")
+		if !ok || code == "" || region == "" {
+			return nil, nil, "cannot be resolved symbol " + strconv.Quote(p)
+		}
+		s := symbol{code, region}
+		if !seen[s] {
+			seen[s] = true
+			syms = append(syms, s)
+		}
+	}
+	if strings.TrimSpace(req.Types) == "" {
+		return syms, nil, ""
+	}
+	for _, t := range strings.Split(req.Types, ",") {
+		t = strings.TrimSpace(t)
+		if klineType(t) == 0 && t != "quote" && t != "tick" && t != "depth" {
+			return nil, nil, "cannot be resolved type " + strconv.Quote(t)
+		}
+		types = append(types, t)
+	}
+	return syms, types, ""
+}
+
+// klineType returns the kType of "kline@<n>", or 0.
+func klineType(t string) int {
+	n, ok := strings.CutPrefix(t, "kline@")
+	if !ok {
+		return 0
+	}
+	k, err := strconv.Atoi(n)
+	if err != nil || k < 1 || k > 10 {
+		return 0
+	}
+	return k
+}
+
+// push sends a round of pushes every PushInterval until ctx ends.
+func (c *conn) push(ctx context.Context) {
+	var buf []byte
+	var round []symbol
+	for {
+		if d := c.srv.cfg.PushInterval; d > 0 {
+			if !waitCtx(ctx, d) {
+				return
+			}
+		} else if ctx.Err() != nil {
+			return
+		}
+		if c.srv.paused.Load() || c.srv.silent.Load() {
+			if d := c.srv.cfg.PushInterval; d < 0 && !waitCtx(ctx, time.Millisecond) {
+				return
+			}
+			continue
+		}
+		c.mu.Lock()
+		round = append(round[:0], c.order...)
+		c.mu.Unlock()
+		if len(round) == 0 && c.srv.cfg.PushInterval < 0 && !waitCtx(ctx, time.Millisecond) {
+			return
+		}
+		for _, s := range round {
+			c.mu.Lock()
+			types := sortedTypes(c.subs[s])
+			c.mu.Unlock()
+			if len(types) == 0 {
+				continue
+			}
+			bar := c.srv.source.Next(s.code, s.region, time.Now())
+			for _, t := range types {
+				buf = c.srv.appendPush(buf[:0], s, t, bar)
+				if c.srv.paused.Load() {
+					break
+				}
+				c.srv.pushes.Add(1) // before the send, so a client never counts more
+				if !c.send(ctx, buf) {
+					return
+				}
+			}
+		}
+	}
+}
+
+var typeOrder = []string{"quote", "tick", "depth", "kline@1", "kline@2", "kline@3", "kline@4", "kline@5",
+	"kline@6", "kline@7", "kline@8", "kline@9", "kline@10"}
+
+func sortedTypes(set map[string]struct{}) []string {
+	out := make([]string, 0, len(set))
+	for _, t := range typeOrder {
+		if _, ok := set[t]; ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,215 @@
+package itick
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// StreamOption configures a Stream. A bad one makes Client.Stream fail
+// with ErrInvalidArgument.
+type StreamOption func(*streamSettings) error
+
+// Overflow is what a Stream does with an event when its buffer is full
+// because the consumer reads slower than the service pushes.
+type Overflow int
+
+const (
+	// DropOldest evicts the oldest buffered event to make room, so the
+	// consumer always catches up with the freshest market. The default.
+	DropOldest Overflow = iota
+	// DropNewest discards the arriving event and keeps the buffer as it is.
+	DropNewest
+)
+
+// String names the policy.
+func (o Overflow) String() string {
+	switch o {
+	case DropOldest:
+		return "DropOldest"
+	case DropNewest:
+		return "DropNewest"
+	}
+	return "Overflow(" + strconv.Itoa(int(o)) + ")"
+}
+
+// Stream defaults.
+const (
+	// DefaultPingInterval is how often a connection sends the service's
+	// JSON ping; the service drops a connection silent for a minute.
+	DefaultPingInterval = 30 * time.Second
+	// DefaultPongTimeout is how long a ping may go unanswered before the
+	// connection counts as dead and is replaced.
+	DefaultPongTimeout = 20 * time.Second
+	// DefaultStreamBuffer is the number of events buffered for a slow consumer.
+	DefaultStreamBuffer = 4096
+	// DefaultSymbolsPerConn is the service's limit of products on one connection.
+	DefaultSymbolsPerConn = 500
+	// DefaultDialTimeout bounds the WebSocket handshake and authentication,
+	// and each wait for the service to acknowledge a request.
+	DefaultDialTimeout = 15 * time.Second
+)
+
+// streamConns is each plan's default cap on connections per Stream. The
+// service publishes no connection quota, so these are the SDK's own
+// conservative choice (Free 1, Base 3, Professional 5, Premium 10,
+// Enterprise 20); WithMaxConns overrides them.
+var streamConns = [...]int{PlanFree: 1, PlanBase: 3, PlanProfessional: 5, PlanPremium: 10, PlanEnterprise: 20}
+
+// StreamConns is the plan's default cap on the connections one Stream
+// opens. It is the SDK's choice, not a published quota.
+func (p Plan) StreamConns() int {
+	if !p.valid() {
+		return streamConns[PlanBase]
+	}
+	return streamConns[p]
+}
+
+type streamSettings struct {
+	url            *url.URL // ws or wss base; the class is appended
+	httpClient     *http.Client
+	pingInterval   time.Duration
+	pongTimeout    time.Duration
+	dialTimeout    time.Duration
+	minBackoff     time.Duration
+	maxBackoff     time.Duration
+	buffer         int
+	overflow       Overflow
+	maxConns       int
+	symbolsPerConn int
+}
+
+// WithStreamURL sets the WebSocket address instead of deriving it from the
+// client's base URL; the asset class is appended as the last path segment.
+// ws, wss, http and https schemes are accepted (http means ws).
+func WithStreamURL(rawURL string) StreamOption {
+	return func(s *streamSettings) error {
+		u, err := url.Parse(strings.TrimSpace(rawURL))
+		if err != nil {
+			return invalidArg("stream URL %q: %v", rawURL, err)
+		}
+		switch u.Scheme {
+		case "ws", "wss":
+		case "http":
+			u.Scheme = "ws"
+		case "https":
+			u.Scheme = "wss"
+		default:
+			return invalidArg("stream URL %q: scheme must be ws, wss, http or https", rawURL)
+		}
+		if u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			return invalidArg("stream URL %q needs a host and no query, fragment or user info", rawURL)
+		}
+		u.Path = strings.TrimRight(u.Path, "/")
+		u.RawPath = ""
+		s.url = u
+		return nil
+	}
+}
+
+// WithStreamHTTPClient sets the http.Client that makes the WebSocket
+// handshake. By default it uses the Client's transport when that is an
+// *http.Transport, and http.DefaultTransport otherwise.
+func WithStreamHTTPClient(hc *http.Client) StreamOption {
+	return func(s *streamSettings) error {
+		if hc == nil {
+			return invalidArg("WithStreamHTTPClient: nil *http.Client")
+		}
+		s.httpClient = hc
+		return nil
+	}
+}
+
+// WithHeartbeat sets how often each connection pings the service and how
+// long a ping may go unanswered before the connection is replaced. The
+// unanswered ping is the Stream's read deadline: a server that has gone
+// silent, or a connection that died without a word, is noticed within
+// interval+pongTimeout. The service wants a ping at least once a minute.
+func WithHeartbeat(interval, pongTimeout time.Duration) StreamOption {
+	return func(s *streamSettings) error {
+		if interval <= 0 || pongTimeout <= 0 {
+			return invalidArg("WithHeartbeat: interval %s and timeout %s must be positive", interval, pongTimeout)
+		}
+		s.pingInterval, s.pongTimeout = interval, pongTimeout
+		return nil
+	}
+}
+
+// WithDialTimeout bounds each connection's handshake and authentication,
+// and each wait for the service to acknowledge a subscription.
+func WithDialTimeout(d time.Duration) StreamOption {
+	return func(s *streamSettings) error {
+		if d <= 0 {
+			return invalidArg("WithDialTimeout: %s is not positive", d)
+		}
+		s.dialTimeout = d
+		return nil
+	}
+}
+
+// WithReconnectBackoff sets the bounds of the jittered, exponential wait
+// between reconnection attempts. By default the Client's WithBackoff
+// bounds apply.
+func WithReconnectBackoff(min, max time.Duration) StreamOption {
+	return func(s *streamSettings) error {
+		if min < 0 || max < min {
+			return invalidArg("WithReconnectBackoff: need 0 <= min <= max, got min %s, max %s", min, max)
+		}
+		s.minBackoff, s.maxBackoff = min, max
+		return nil
+	}
+}
+
+// WithBuffer sets how many events wait for the consumer, and what happens
+// to an event that arrives when they are all taken. Dropped events are
+// counted by Stream.Dropped.
+func WithBuffer(n int, policy Overflow) StreamOption {
+	return func(s *streamSettings) error {
+		if n < 1 {
+			return invalidArg("WithBuffer: size %d is below 1", n)
+		}
+		if policy != DropOldest && policy != DropNewest {
+			return invalidArg("WithBuffer: unknown overflow policy %d", int(policy))
+		}
+		s.buffer, s.overflow = n, policy
+		return nil
+	}
+}
+
+// WithMaxConns caps the connections the Stream opens, overriding the
+// plan's default (Plan.StreamConns).
+func WithMaxConns(n int) StreamOption {
+	return func(s *streamSettings) error {
+		if n < 1 {
+			return invalidArg("WithMaxConns: %d is below 1", n)
+		}
+		s.maxConns = n
+		return nil
+	}
+}
+
+// WithSymbolsPerConn sets how many products one connection carries before
+// the Stream opens another; the service allows DefaultSymbolsPerConn.
+func WithSymbolsPerConn(n int) StreamOption {
+	return func(s *streamSettings) error {
+		if n < 1 {
+			return invalidArg("WithSymbolsPerConn: %d is below 1", n)
+		}
+		s.symbolsPerConn = n
+		return nil
+	}
+}
+
+// streamURL derives the WebSocket address from the REST base URL: https
+// becomes wss, http becomes ws, host and path prefix stay.
+func streamURL(base *url.URL) *url.URL {
+	u := *base
+	if u.Scheme == "http" {
+		u.Scheme = "ws"
+	} else {
+		u.Scheme = "wss"
+	}
+	return &u
+}
