@@ -5,9 +5,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"strconv"
 	"time"
 )
+
+// decodeResponse is the single path from a response body to the SDK's
+// types: the envelope's success rule, then the data into out.
+func decodeResponse(path string, status int, header http.Header, body []byte, redact func(string) string, out any) error {
+	data, err := parseEnvelope(path, status, header, body, redact)
+	if err != nil {
+		return err
+	}
+	if err := decodeData(data, out); err != nil {
+		return &APIError{StatusCode: status, Path: path,
+			Message: redact(fmt.Sprintf("cannot decode data: %v", err))}
+	}
+	return nil
+}
 
 // decodeData is the single path from a response's data to the SDK's types.
 // Every service goes through it, so a faster decoder can replace it here.
