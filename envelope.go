@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/d19c4e34/itick/internal/transport"
+	"github.com/d19c4e34/itick/internal/wire"
 )
 
 // envelope is the {code, msg, data} wrapper of every response. message is
@@ -29,14 +30,26 @@ func successCode(c int) bool { return c == 0 || c == http.StatusOK }
 // data. Anything but a 2xx status with a whole envelope whose code is a
 // success and whose msg carries no error text is an *APIError.
 func parseEnvelope(path string, status int, header http.Header, body []byte, redact func(string) string) (json.RawMessage, error) {
-	apiErr := &APIError{StatusCode: status, Path: path}
-	if ra, ok := transport.RetryAfter(header, time.Now()); ok {
-		apiErr.RetryAfter = ra
-	}
 	var env envelope
-	if err := json.Unmarshal(body, &env); err != nil {
-		apiErr.Message = redact(describeBody(body, err))
-		return nil, apiErr
+	err := json.Unmarshal(body, &env)
+	return checkEnvelope(path, status, header, body, redact, &env, err)
+}
+
+// checkEnvelope is the success rule over a read envelope; parseErr is why
+// the body could not be read as one.
+func checkEnvelope(path string, status int, header http.Header, body []byte, redact func(string) string,
+	env *envelope, parseErr error) (json.RawMessage, error) {
+	apiErr := APIError{StatusCode: status, Path: path}
+	fail := func() error {
+		if ra, ok := transport.RetryAfter(header, time.Now()); ok {
+			apiErr.RetryAfter = ra
+		}
+		e := apiErr
+		return &e
+	}
+	if parseErr != nil {
+		apiErr.Message = redact(describeBody(body, parseErr))
+		return nil, fail()
 	}
 	if env.Code != nil {
 		apiErr.Code = int(*env.Code)
@@ -51,18 +64,106 @@ func parseEnvelope(path string, status int, header http.Header, body []byte, red
 		if apiErr.Message == "" && env.Code == nil {
 			apiErr.Message = redact(describeBody(body, nil))
 		}
-		return nil, apiErr
+		return nil, fail()
 	}
 	if env.Code == nil {
 		if apiErr.Message == "" {
 			apiErr.Message = "response has no envelope code"
 		}
-		return nil, apiErr
+		return nil, fail()
 	}
 	if !successCode(apiErr.Code) || hasErrorText(apiErr.Message) {
-		return nil, apiErr
+		return nil, fail()
 	}
 	return env.Data, nil
+}
+
+var envelopeFields = wire.NewFields("code", "msg", "message", "data")
+
+func envelopeField(k []byte) int {
+	switch string(k) {
+	case "code":
+		return 0
+	case "msg":
+		return 1
+	case "message":
+		return 2
+	case "data":
+		return 3
+	}
+	return envelopeFields.Fold(k)
+}
+
+// scanEnvelope reads the body at st's scanner into env as encoding/json
+// would, with code, msg and message as the storage env's pointers point to;
+// Data aliases the body. A non-null data value is decoded as kind into st's
+// scratch on the way, which parsed reports.
+func scanEnvelope(st *fastState, kind fastKind, env *envelope, code *integer, msg, message *str, parsed *bool) error {
+	d := &st.d
+	if d.Null() {
+		return d.End()
+	}
+	empty, err := d.Enter('{')
+	if err != nil {
+		return err
+	}
+	for more := !empty; more; {
+		k, err := d.Key()
+		if err != nil {
+			return err
+		}
+		switch envelopeField(k) {
+		case 0:
+			if d.Null() {
+				env.Code = nil
+				break
+			}
+			var n int
+			if n, err = readInt(d); err == nil {
+				*code, env.Code = integer(n), code
+			}
+		case 1:
+			env.Msg, err = readMsg(d, msg)
+		case 2:
+			env.Message, err = readMsg(d, message)
+		case 3:
+			*parsed = false
+			if kind == kindNone || d.Peek() == 'n' {
+				env.Data, err = d.Raw()
+				break
+			}
+			start := d.Offset()
+			if err = st.parse(kind); err == nil {
+				env.Data, *parsed = d.Since(start), true
+			}
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			return err
+		}
+		if more, err = d.Next('}'); err != nil {
+			return err
+		}
+	}
+	return d.End()
+}
+
+// readMsg reads a *str field: null leaves it nil.
+func readMsg(d *wire.Decoder, into *str) (*str, error) {
+	if d.Null() {
+		return nil, nil
+	}
+	b, err := d.Str()
+	if err != nil {
+		return nil, err
+	}
+	if string(b) == "ok" {
+		*into = "ok"
+	} else {
+		*into = str(b)
+	}
+	return into, nil
 }
 
 // describeBody names what was wrong with a body that is not an envelope,
