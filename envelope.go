@@ -132,10 +132,15 @@ func scanEnvelope(st *fastState, kind fastKind, env *envelope, code *integer, ms
 				env.Data, err = d.Raw()
 				break
 			}
-			start := d.Offset()
-			if err = st.parse(kind); err == nil {
-				env.Data, *parsed = d.Since(start), true
+			// Data of another shape is kept raw: a later duplicate key may
+			// replace it, and decodeData reports it if not.
+			m := d.Mark()
+			if st.parse(kind) == nil {
+				env.Data, *parsed = d.Since(m), true
+				break
 			}
+			d.Rewind(m)
+			env.Data, err = d.Raw()
 		default:
 			err = d.Skip()
 		}

@@ -83,14 +83,20 @@ func (d *Decoder) Null() bool {
 	return false
 }
 
-// Offset returns where the next value starts.
-func (d *Decoder) Offset() int {
+// Mark is a place in the input to come back to.
+type Mark struct{ pos, depth int }
+
+// Mark returns the place where the next value starts.
+func (d *Decoder) Mark() Mark {
 	d.ws()
-	return d.pos
+	return Mark{d.pos, d.depth}
 }
 
-// Since returns the input from start to where the decoder is.
-func (d *Decoder) Since(start int) []byte { return d.buf[start:d.pos] }
+// Rewind goes back to m, to read the value there again.
+func (d *Decoder) Rewind(m Mark) { d.pos, d.depth = m.pos, m.depth }
+
+// Since returns the input from m to where the decoder is.
+func (d *Decoder) Since(m Mark) []byte { return d.buf[m.pos:d.pos] }
 
 // End checks that only whitespace is left.
 func (d *Decoder) End() error {
