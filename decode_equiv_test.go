@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -334,7 +336,7 @@ func TestDecodeFixturesEquivalence(t *testing.T) {
 
 func FuzzDecodeEquivalence(f *testing.F) {
 	for _, body := range fixtureBodies(f) {
-		f.Add(body)
+		f.Add(shrinkFixture(f, body))
 	}
 	for _, tc := range toleranceCases {
 		f.Add([]byte(tc.body))
@@ -342,4 +344,44 @@ func FuzzDecodeEquivalence(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		checkEquivalent(t, body)
 	})
+}
+
+// shrinkFixture cuts a large fixture down to its first few entries at every
+// level, keeping its shape and number literals: the fuzzer mutates and
+// minimises small inputs far faster.
+func shrinkFixture(t testing.TB, body []byte) []byte {
+	const small = 4 << 10
+	if len(body) <= small {
+		return body
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return body[:small]
+	}
+	var trim func(any) any
+	trim = func(v any) any {
+		switch v := v.(type) {
+		case map[string]any:
+			keys := slices.Sorted(maps.Keys(v))
+			out := map[string]any{}
+			for _, k := range keys[:min(len(keys), 3)] {
+				out[k] = trim(v[k])
+			}
+			return out
+		case []any:
+			out := v[:min(len(v), 3)]
+			for i := range out {
+				out[i] = trim(out[i])
+			}
+			return out
+		}
+		return v
+	}
+	b, err := json.Marshal(trim(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
