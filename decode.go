@@ -314,16 +314,26 @@ const (
 	kindBook            // **DepthBook
 )
 
+// fastKindOf names out's fast path; a nil pointer has none, so that
+// encoding/json reports it.
 func fastKindOf(out any) fastKind {
-	switch out.(type) {
+	switch p := out.(type) {
 	case *map[string]Quote:
-		return kindQuotes
+		if p != nil {
+			return kindQuotes
+		}
 	case *map[string]DepthBook:
-		return kindBooks
+		if p != nil {
+			return kindBooks
+		}
 	case *map[string][]Kline:
-		return kindSeries
+		if p != nil {
+			return kindSeries
+		}
 	case **DepthBook:
-		return kindBook
+		if p != nil {
+			return kindBook
+		}
 	}
 	return kindNone
 }

@@ -158,6 +158,7 @@ func (d *Decoder) Key() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	quoted := d.buf[start:d.pos]
 	d.ws()
 	if d.pos >= len(d.buf) || d.buf[d.pos] != ':' {
 		return nil, d.unexpected("':'")
@@ -166,7 +167,7 @@ func (d *Decoder) Key() ([]byte, error) {
 	if plain {
 		return content, nil
 	}
-	return unquote(d.buf[start:d.pos-1], content)
+	return unquote(quoted, content)
 }
 
 // Skip validates and passes over the next value.
