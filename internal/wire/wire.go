@@ -408,13 +408,60 @@ func (d *Decoder) Num() (float64, error) {
 		}
 		return 0, d.unexpected("null")
 	case c == '-' || isDigit(c):
+		return d.number()
+	}
+	return 0, errNotNumber
+}
+
+// number reads a number literal, converting plain decimals as it scans
+// them (see ParseFloat for why that is exact) and handing the rest to
+// strconv.
+func (d *Decoder) number() (float64, error) {
+	b, start := d.buf, d.pos
+	i, neg := start, false
+	if i < len(b) && b[i] == '-' {
+		i, neg = i+1, true
+	}
+	var mant uint64
+	digits, frac := 0, 0
+	switch {
+	case i < len(b) && b[i] == '0':
+		i, digits = i+1, 1
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for ; i < len(b) && isDigit(b[i]); i++ {
+			mant = mant*10 + uint64(b[i]-'0')
+			digits++
+		}
+	default:
+		_, err := d.scanNumber() // for its error
+		return 0, err
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		fs := i
+		for ; i < len(b) && isDigit(b[i]); i++ {
+			mant = mant*10 + uint64(b[i]-'0')
+			digits++
+		}
+		frac = i - fs
+	}
+	if frac == 0 && i > start && b[i-1] == '.' || i < len(b) && (b[i] == 'e' || b[i] == 'E') ||
+		digits > 19 || mant > 1<<53 || frac >= len(pow10) {
 		lit, err := d.scanNumber()
 		if err != nil {
 			return 0, err
 		}
 		return ParseFloat(lit)
 	}
-	return 0, errNotNumber
+	d.pos = i
+	f := float64(mant)
+	if frac > 0 {
+		f /= pow10[frac]
+	}
+	if neg {
+		f = -f
+	}
+	return f, nil
 }
 
 // Str reads a string as the SDK's str type does: a string, null (empty), or
