@@ -27,6 +27,7 @@ type Error struct {
 	Msg    string
 }
 
+// Error says where the document went wrong and how.
 func (e *Error) Error() string {
 	return "itick: json at offset " + strconv.Itoa(e.Offset) + ": " + e.Msg
 }
