@@ -179,20 +179,16 @@ func fastResponse(path string, status int, header http.Header, body []byte, reda
 	}
 	st := getState(body)
 	defer putState(st)
-	var (
-		env          envelope
-		code         integer
-		msg, message str
-		parsed       bool
-	)
-	if err := scanEnvelope(st, kind, &env, &code, &msg, &message, &parsed); err != nil {
+	var e scannedEnvelope
+	if err := scanEnvelope(st, kind, &e); err != nil {
 		return true, err
 	}
+	env := e.envelope()
 	data, err := checkEnvelope(path, status, header, body, redact, &env, nil)
 	if err != nil {
 		return false, err
 	}
-	if parsed {
+	if e.parsed {
 		st.commit(kind, out)
 		return false, nil
 	}

@@ -94,11 +94,38 @@ func envelopeField(k []byte) int {
 	return envelopeFields.Fold(k)
 }
 
-// scanEnvelope reads the body at st's scanner into env as encoding/json
-// would, with code, msg and message as the storage env's pointers point to;
-// Data aliases the body. A non-null data value is decoded as kind into st's
-// scratch on the way, which parsed reports.
-func scanEnvelope(st *fastState, kind fastKind, env *envelope, code *integer, msg, message *str, parsed *bool) error {
+// scannedEnvelope is an envelope as scanEnvelope reads it: values and
+// presence flags, so that nothing in it needs the heap.
+type scannedEnvelope struct {
+	code, msg, message str
+	intCode            integer
+	hasCode            bool
+	hasMsg, hasMessage bool
+	data               []byte
+	parsed             bool // data was decoded into the scratch
+}
+
+// envelope returns e in the form checkEnvelope takes; its pointers point
+// into e.
+func (e *scannedEnvelope) envelope() envelope {
+	env := envelope{Data: e.data}
+	if e.hasCode {
+		env.Code = &e.intCode
+	}
+	if e.hasMsg {
+		env.Msg = &e.msg
+	}
+	if e.hasMessage {
+		env.Message = &e.message
+	}
+	return env
+}
+
+// scanEnvelope reads the body at st's scanner into e as encoding/json
+// would read it into an envelope; e.data aliases the body. A non-null data
+// value is decoded as kind into st's scratch on the way, which e.parsed
+// reports.
+func scanEnvelope(st *fastState, kind fastKind, e *scannedEnvelope) error {
 	d := &st.d
 	if d.Null() {
 		return d.End()
@@ -114,33 +141,30 @@ func scanEnvelope(st *fastState, kind fastKind, env *envelope, code *integer, ms
 		}
 		switch envelopeField(k) {
 		case 0:
-			if d.Null() {
-				env.Code = nil
-				break
-			}
-			var n int
-			if n, err = readInt(d); err == nil {
-				*code, env.Code = integer(n), code
+			if e.hasCode = !d.Null(); e.hasCode {
+				var n int
+				n, err = readInt(d)
+				e.intCode = integer(n)
 			}
 		case 1:
-			env.Msg, err = readMsg(d, msg)
+			e.hasMsg, e.msg, err = readMsg(d)
 		case 2:
-			env.Message, err = readMsg(d, message)
+			e.hasMessage, e.message, err = readMsg(d)
 		case 3:
-			*parsed = false
+			e.parsed = false
 			if kind == kindNone || d.Peek() == 'n' {
-				env.Data, err = d.Raw()
+				e.data, err = d.Raw()
 				break
 			}
 			// Data of another shape is kept raw: a later duplicate key may
 			// replace it, and decodeData reports it if not.
 			m := d.Mark()
 			if st.parse(kind) == nil {
-				env.Data, *parsed = d.Since(m), true
+				e.data, e.parsed = d.Since(m), true
 				break
 			}
 			d.Rewind(m)
-			env.Data, err = d.Raw()
+			e.data, err = d.Raw()
 		default:
 			err = d.Skip()
 		}
@@ -154,21 +178,19 @@ func scanEnvelope(st *fastState, kind fastKind, env *envelope, code *integer, ms
 	return d.End()
 }
 
-// readMsg reads a *str field: null leaves it nil.
-func readMsg(d *wire.Decoder, into *str) (*str, error) {
+// readMsg reads a *str field: null leaves it unset.
+func readMsg(d *wire.Decoder) (set bool, s str, err error) {
 	if d.Null() {
-		return nil, nil
+		return false, "", nil
 	}
 	b, err := d.Str()
-	if err != nil {
-		return nil, err
+	switch {
+	case err != nil:
+		return false, "", err
+	case string(b) == "ok":
+		return true, "ok", nil
 	}
-	if string(b) == "ok" {
-		*into = "ok"
-	} else {
-		*into = str(b)
-	}
-	return into, nil
+	return true, str(b), nil
 }
 
 // describeBody names what was wrong with a body that is not an envelope,
