@@ -11,7 +11,7 @@ import (
 
 // The fast path: hand-written decoders for the SDK's batch results over the
 // wire scanner. Each accepts and refuses exactly what encoding/json does
-// through the wire types above (decode_equiv_test.go and
+// through the wire types in decode.go (decode_equiv_test.go and
 // FuzzDecodeEquivalence hold them to it), writes nothing on error, and
 // allocates only what the result keeps.
 
