@@ -220,15 +220,7 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) er
 		return fmt.Errorf("itick: GET %s: %w", path, c.redactErr(err))
 	}
 	body, _ := readAll(resp)
-	data, err := parseEnvelope(path, resp.StatusCode, resp.Header, body, c.redact)
-	if err != nil {
-		return err
-	}
-	if err := decodeData(data, out); err != nil {
-		return &APIError{StatusCode: resp.StatusCode, Path: path,
-			Message: c.redact(fmt.Sprintf("cannot decode data: %v", err))}
-	}
-	return nil
+	return decodeResponse(path, resp.StatusCode, resp.Header, body, c.redact, out)
 }
 
 // redact removes the token from text that came from elsewhere, in case a

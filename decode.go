@@ -5,14 +5,41 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"strconv"
 	"time"
 )
 
-// decodeData is the single path from a response's data to the SDK's types.
-// Every service goes through it, so a faster decoder can replace it here.
+// decodeResponse is the single path from a response body to the SDK's
+// types: the envelope's success rule, then the data into out.
+//
+// The fast path reads it all in one pass; a body it refuses takes the
+// reference path (encoding/json), whose error messages users see.
+func decodeResponse(path string, status int, header http.Header, body []byte, redact func(string) string, out any) error {
+	refused, err := fastResponse(path, status, header, body, redact, out)
+	if !refused {
+		return err
+	}
+	data, err := parseEnvelope(path, status, header, body, redact)
+	if err != nil {
+		return err
+	}
+	if err := decodeData(data, out); err != nil {
+		return &APIError{StatusCode: status, Path: path,
+			Message: redact(fmt.Sprintf("cannot decode data: %v", err))}
+	}
+	return nil
+}
+
+// decodeData decodes a response's data into out. The SDK's own result
+// types take the fast path over the wire scanner; anything else, and any
+// data the fast path refuses (so that the error is encoding/json's), goes
+// through encoding/json.
 func decodeData(raw []byte, out any) error {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil
+	}
+	if handled, err := decodeFast(raw, out); handled && err == nil {
 		return nil
 	}
 	return json.Unmarshal(raw, out)
@@ -59,10 +86,11 @@ func (n *integer) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+	i, ok := intFromFloat(f)
+	if !ok {
 		return fmt.Errorf("itick: %s is not an integer", b)
 	}
-	*n = integer(f)
+	*n = integer(i)
 	return nil
 }
 
@@ -129,17 +157,11 @@ func (t *millis) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	if math.Abs(f) > maxUnixMillis {
+	tt, ok := timeFromMillis(f)
+	if !ok {
 		return fmt.Errorf("itick: timestamp %s out of range", b)
 	}
-	// A time under one unit past the epoch floors to 0, which encodes as
-	// the zero Time; decoding it as the epoch would not round-trip.
-	f = math.Floor(f)
-	if f == 0 {
-		*t = millis{}
-		return nil
-	}
-	*t = millis(time.UnixMilli(int64(f)).UTC())
+	*t = millis(tt)
 	return nil
 }
 
@@ -221,4 +243,27 @@ func isNumberLiteral(b []byte) bool {
 		}
 	}
 	return len(b) > 0
+}
+
+// intFromFloat is the integer type's rule: a whole number within ±2^53.
+func intFromFloat(f float64) (int, bool) {
+	if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int(f), true
+}
+
+// timeFromMillis is the millis type's rule: 0 is the zero Time, anything
+// beyond year 9999 is refused, fractions of a millisecond are dropped.
+func timeFromMillis(f float64) (time.Time, bool) {
+	if math.Abs(f) > maxUnixMillis {
+		return time.Time{}, false
+	}
+	// A time under one unit past the epoch floors to 0, which encodes as
+	// the zero Time; decoding it as the epoch would not round-trip.
+	f = math.Floor(f)
+	if f == 0 {
+		return time.Time{}, true
+	}
+	return time.UnixMilli(int64(f)).UTC(), true
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/d19c4e34/itick/internal/transport"
+	"github.com/d19c4e34/itick/internal/wire"
 )
 
 // envelope is the {code, msg, data} wrapper of every response. message is
@@ -29,14 +30,26 @@ func successCode(c int) bool { return c == 0 || c == http.StatusOK }
 // data. Anything but a 2xx status with a whole envelope whose code is a
 // success and whose msg carries no error text is an *APIError.
 func parseEnvelope(path string, status int, header http.Header, body []byte, redact func(string) string) (json.RawMessage, error) {
-	apiErr := &APIError{StatusCode: status, Path: path}
-	if ra, ok := transport.RetryAfter(header, time.Now()); ok {
-		apiErr.RetryAfter = ra
-	}
 	var env envelope
-	if err := json.Unmarshal(body, &env); err != nil {
-		apiErr.Message = redact(describeBody(body, err))
-		return nil, apiErr
+	err := json.Unmarshal(body, &env)
+	return checkEnvelope(path, status, header, body, redact, &env, err)
+}
+
+// checkEnvelope is the success rule over a read envelope; parseErr is why
+// the body could not be read as one.
+func checkEnvelope(path string, status int, header http.Header, body []byte, redact func(string) string,
+	env *envelope, parseErr error) (json.RawMessage, error) {
+	apiErr := APIError{StatusCode: status, Path: path}
+	fail := func() error {
+		if ra, ok := transport.RetryAfter(header, time.Now()); ok {
+			apiErr.RetryAfter = ra
+		}
+		e := apiErr
+		return &e
+	}
+	if parseErr != nil {
+		apiErr.Message = redact(describeBody(body, parseErr))
+		return nil, fail()
 	}
 	if env.Code != nil {
 		apiErr.Code = int(*env.Code)
@@ -51,18 +64,133 @@ func parseEnvelope(path string, status int, header http.Header, body []byte, red
 		if apiErr.Message == "" && env.Code == nil {
 			apiErr.Message = redact(describeBody(body, nil))
 		}
-		return nil, apiErr
+		return nil, fail()
 	}
 	if env.Code == nil {
 		if apiErr.Message == "" {
 			apiErr.Message = "response has no envelope code"
 		}
-		return nil, apiErr
+		return nil, fail()
 	}
 	if !successCode(apiErr.Code) || hasErrorText(apiErr.Message) {
-		return nil, apiErr
+		return nil, fail()
 	}
 	return env.Data, nil
+}
+
+var envelopeFields = wire.NewFields("code", "msg", "message", "data")
+
+func envelopeField(k []byte) int {
+	switch string(k) {
+	case "code":
+		return 0
+	case "msg":
+		return 1
+	case "message":
+		return 2
+	case "data":
+		return 3
+	}
+	return envelopeFields.Fold(k)
+}
+
+// scannedEnvelope is an envelope as scanEnvelope reads it: values and
+// presence flags, so that nothing in it needs the heap.
+type scannedEnvelope struct {
+	code, msg, message str
+	intCode            integer
+	hasCode            bool
+	hasMsg, hasMessage bool
+	data               []byte
+	parsed             bool // data was decoded into the scratch
+}
+
+// envelope returns e in the form checkEnvelope takes; its pointers point
+// into e.
+func (e *scannedEnvelope) envelope() envelope {
+	env := envelope{Data: e.data}
+	if e.hasCode {
+		env.Code = &e.intCode
+	}
+	if e.hasMsg {
+		env.Msg = &e.msg
+	}
+	if e.hasMessage {
+		env.Message = &e.message
+	}
+	return env
+}
+
+// scanEnvelope reads the body at st's scanner into e as encoding/json
+// would read it into an envelope; e.data aliases the body. A non-null data
+// value is decoded as kind into st's scratch on the way, which e.parsed
+// reports.
+func scanEnvelope(st *fastState, kind fastKind, e *scannedEnvelope) error {
+	d := &st.d
+	if d.Null() {
+		return d.End()
+	}
+	empty, err := d.Enter('{')
+	if err != nil {
+		return err
+	}
+	for more := !empty; more; {
+		k, err := d.Key()
+		if err != nil {
+			return err
+		}
+		switch envelopeField(k) {
+		case 0:
+			if e.hasCode = !d.Null(); e.hasCode {
+				var n int
+				n, err = readInt(d)
+				e.intCode = integer(n)
+			}
+		case 1:
+			e.hasMsg, e.msg, err = readMsg(d)
+		case 2:
+			e.hasMessage, e.message, err = readMsg(d)
+		case 3:
+			e.parsed = false
+			if kind == kindNone || d.Peek() == 'n' {
+				e.data, err = d.Raw()
+				break
+			}
+			// Data of another shape is kept raw: a later duplicate key may
+			// replace it, and decodeData reports it if not.
+			m := d.Mark()
+			if st.parse(kind) == nil {
+				e.data, e.parsed = d.Since(m), true
+				break
+			}
+			d.Rewind(m)
+			e.data, err = d.Raw()
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			return err
+		}
+		if more, err = d.Next('}'); err != nil {
+			return err
+		}
+	}
+	return d.End()
+}
+
+// readMsg reads a *str field: null leaves it unset.
+func readMsg(d *wire.Decoder) (set bool, s str, err error) {
+	if d.Null() {
+		return false, "", nil
+	}
+	b, err := d.Str()
+	switch {
+	case err != nil:
+		return false, "", err
+	case string(b) == "ok":
+		return true, "ok", nil
+	}
+	return true, str(b), nil
 }
 
 // describeBody names what was wrong with a body that is not an envelope,

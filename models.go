@@ -37,14 +37,7 @@ type quoteWire struct {
 
 // UnmarshalJSON decodes the wire form, tolerating numbers sent as strings.
 func (q *Quote) UnmarshalJSON(b []byte) error {
-	var w quoteWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*q = Quote{Symbol: string(w.S), Last: float64(w.Ld), Open: float64(w.O), PrevClose: float64(w.P),
-		High: float64(w.H), Low: float64(w.L), Time: time.Time(w.T), Volume: float64(w.V),
-		Turnover: float64(w.Tu), Status: int(w.Ts), Change: float64(w.Ch), ChangePercent: float64(w.Chp)}
-	return nil
+	return unmarshalQuote(b, q)
 }
 
 // MarshalJSON encodes the service's wire form.
@@ -69,12 +62,7 @@ type depthBookWire struct {
 
 // UnmarshalJSON decodes the wire form.
 func (d *DepthBook) UnmarshalJSON(b []byte) error {
-	var w depthBookWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*d = DepthBook{Symbol: string(w.S), Asks: w.A, Bids: w.B}
-	return nil
+	return unmarshalDepthBook(b, d)
 }
 
 // MarshalJSON encodes the service's wire form.
@@ -100,12 +88,7 @@ type depthLevelWire struct {
 
 // UnmarshalJSON decodes the wire form.
 func (l *DepthLevel) UnmarshalJSON(b []byte) error {
-	var w depthLevelWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*l = DepthLevel{Level: int(w.Po), Price: float64(w.P), Volume: float64(w.V), Orders: float64(w.O)}
-	return nil
+	return unmarshalDepthLevel(b, l)
 }
 
 // MarshalJSON encodes the service's wire form.
@@ -136,13 +119,7 @@ type klineWire struct {
 
 // UnmarshalJSON decodes the wire form.
 func (k *Kline) UnmarshalJSON(b []byte) error {
-	var w klineWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*k = Kline{Time: time.Time(w.T), Open: float64(w.O), High: float64(w.H), Low: float64(w.L),
-		Close: float64(w.C), Volume: float64(w.V), Turnover: float64(w.Tu)}
-	return nil
+	return unmarshalKline(b, k)
 }
 
 // MarshalJSON encodes the service's wire form.

@@ -1,0 +1,174 @@
+package itick
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/time/rate"
+)
+
+func readFixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "bench", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestClientDecodesThroughDecodeResponse checks the services' results
+// against the reference decode of the same bodies, end to end.
+func TestClientDecodesThroughDecodeResponse(t *testing.T) {
+	t.Parallel()
+	bodies := map[string][]byte{
+		"/stock/quotes":  readFixture(t, "quotes_50.json"),
+		"/stock/depths":  readFixture(t, "depths_50.json"),
+		"/stock/klines":  readFixture(t, "klines_10x500.json"),
+		"/stock/depth":   []byte(`{"code":0,"msg":null,"data":{"s":"700","a":[{"po":1,"p":616,"v":100,"o":3}],"b":[]}}`),
+		"/crypto/quotes": []byte(`{"code":0,"msg":null,"data":[]}`),
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(bodies[r.URL.Path])
+	}))
+	defer srv.Close()
+	c, err := NewClient("test-token", WithBaseURL(srv.URL), WithBatchSize(50), WithRateLimit(rate.Inf, 0),
+		WithBackoff(time.Millisecond, 5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+
+	codesOf := func(body []byte) []string {
+		var env struct{ Data map[string]json.RawMessage }
+		if err := json.Unmarshal(body, &env); err != nil {
+			t.Fatal(err)
+		}
+		var codes []string
+		for k := range env.Data {
+			codes = append(codes, k)
+		}
+		return codes
+	}
+
+	var wantQuotes map[string]Quote
+	if err := refDecodeResponse(200, bodies["/stock/quotes"], &wantQuotes); err != nil {
+		t.Fatal(err)
+	}
+	gotQuotes, err := c.Stock.Quotes(ctx, RegionHK, codesOf(bodies["/stock/quotes"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantQuotes, gotQuotes, bitsEqual); diff != "" {
+		t.Errorf("quotes (-reference +client):\n%s", diff)
+	}
+
+	var wantBooks map[string]DepthBook
+	if err := refDecodeResponse(200, bodies["/stock/depths"], &wantBooks); err != nil {
+		t.Fatal(err)
+	}
+	gotBooks, err := c.Stock.Depths(ctx, RegionHK, codesOf(bodies["/stock/depths"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantBooks, gotBooks, bitsEqual); diff != "" {
+		t.Errorf("depths (-reference +client):\n%s", diff)
+	}
+
+	var wantKlines map[string][]Kline
+	if err := refDecodeResponse(200, bodies["/stock/klines"], &wantKlines); err != nil {
+		t.Fatal(err)
+	}
+	gotKlines, err := c.Stock.Klines(ctx, RegionHK, codesOf(bodies["/stock/klines"]), OneMinute, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantKlines, gotKlines, bitsEqual); diff != "" {
+		t.Errorf("klines (-reference +client):\n%s", diff)
+	}
+
+	gotBook, err := c.Stock.Depth(ctx, RegionHK, "700")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBook := &DepthBook{Symbol: "700", Asks: []DepthLevel{{Level: 1, Price: 616, Volume: 100, Orders: 3}}, Bids: []DepthLevel{}}
+	if diff := cmp.Diff(wantBook, gotBook); diff != "" {
+		t.Errorf("depth (-want +got):\n%s", diff)
+	}
+
+	_, err = c.Crypto.Quotes(ctx, RegionBA, []string{"BTCUSDT"})
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || !strings.Contains(apiErr.Message, "cannot decode data") || apiErr.Path != "/crypto/quotes" {
+		t.Errorf("array data for quotes: got %v, want an *APIError about the data", err)
+	}
+}
+
+// TestModelsRoundTrip marshals every decoded model of the fixtures and
+// decodes it back, through json.Unmarshal and the fast path alike.
+func TestModelsRoundTrip(t *testing.T) {
+	t.Parallel()
+	var quotes map[string]Quote
+	var books map[string]DepthBook
+	var klines map[string][]Kline
+	for name, out := range map[string]any{"quotes_50.json": &quotes, "depths_50.json": &books, "klines_10x500.json": &klines} {
+		if err := decodeResponse("/test", 200, nil, readFixture(t, name), noRedact, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	roundTrip := func(name string, v any, back any) {
+		t.Helper()
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatalf("%s: marshal: %v", name, err)
+		}
+		if err := json.Unmarshal(b, back); err != nil {
+			t.Fatalf("%s: unmarshal %s: %v", name, b, err)
+		}
+	}
+	var q2 map[string]Quote
+	roundTrip("quotes", quotes, &q2)
+	if diff := cmp.Diff(quotes, q2, bitsEqual); diff != "" {
+		t.Errorf("quotes round trip (-before +after):\n%s", diff)
+	}
+	var b2 map[string]DepthBook
+	roundTrip("depths", books, &b2)
+	if diff := cmp.Diff(books, b2, bitsEqual); diff != "" {
+		t.Errorf("depths round trip (-before +after):\n%s", diff)
+	}
+	var k2 map[string][]Kline
+	roundTrip("klines", klines, &k2)
+	if diff := cmp.Diff(klines, k2, bitsEqual); diff != "" {
+		t.Errorf("klines round trip (-before +after):\n%s", diff)
+	}
+	// A marshalled model is a valid body for the fast path too.
+	b, err := json.Marshal(map[string]any{"code": 0, "data": quotes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q3 map[string]Quote
+	if err := decodeResponse("/test", 200, nil, b, noRedact, &q3); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(quotes, q3, bitsEqual); diff != "" {
+		t.Errorf("quotes through the fast path (-before +after):\n%s", diff)
+	}
+}
+
+func TestDecodeDataNilTarget(t *testing.T) {
+	t.Parallel()
+	var nilMap *map[string]Quote
+	err := decodeData([]byte(`{"a":{}}`), nilMap)
+	var invalid *json.InvalidUnmarshalError
+	if !errors.As(err, &invalid) {
+		t.Errorf("got %v, want encoding/json's InvalidUnmarshalError", err)
+	}
+}

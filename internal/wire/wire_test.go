@@ -1,0 +1,198 @@
+package wire
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// valid reports whether the Decoder takes b as one whole document.
+func valid(b []byte) bool {
+	var d Decoder
+	d.Reset(b)
+	return d.Skip() == nil && d.End() == nil
+}
+
+func TestValidMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
+	cases := []string{
+		``, ` `, `null`, `true`, `false`, `nul`, `nulll`, `True`, `0`, `-0`, `01`, `-`, `1.`, `.5`, `1e`, `1e+`, `1E-5`,
+		`1.5e10`, `-0.0e-0`, `+1`, `"`, `""`, `"\u00e9"`, `"\u00E"`, `"\x"`, `"\/"`, "\"\x01\"", "\"\x7f\"",
+		"\"\xff\"", `[]`, `[,]`, `[1,]`, `[1 2]`, `{}`, `{,}`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{"a":1 "b":2}`,
+		`{1:2}`, `{"a":1}}`, `[[[]]]`, ` {"a" : [ 1 , { } ] } `, "\ufeff{}", `{"a":1}x`, "{}\x00", "\t\r\n[]",
+	}
+	for _, c := range cases {
+		if got, want := valid([]byte(c)), json.Valid([]byte(c)); got != want {
+			t.Errorf("valid(%q) = %v, encoding/json says %v", c, got, want)
+		}
+	}
+}
+
+func TestNestingLimit(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{maxDepth - 1, maxDepth, maxDepth + 1} {
+		doc := strings.Repeat("[", n) + strings.Repeat("]", n)
+		if got, want := valid([]byte(doc)), json.Valid([]byte(doc)); got != want {
+			t.Errorf("depth %d: valid %v, encoding/json says %v", n, got, want)
+		}
+		obj := strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n)
+		if got, want := valid([]byte(obj)), json.Valid([]byte(obj)); got != want {
+			t.Errorf("object depth %d: valid %v, encoding/json says %v", n, got, want)
+		}
+	}
+}
+
+// parseRef is what the SDK's parseNumber did with a literal.
+func parseRef(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil && !math.IsInf(f, 0)
+}
+
+func checkParse(t testing.TB, s string) {
+	t.Helper()
+	got, err := ParseFloat([]byte(s))
+	want, ok := parseRef(s)
+	if json.Valid([]byte(s)) && s != "" && s[0] != '"' {
+		// A literal in a document goes through Num's own scan.
+		var d Decoder
+		d.Reset([]byte(s))
+		n, nerr := d.Num()
+		if nerr == nil {
+			nerr = d.End()
+		}
+		if (nerr == nil) != ok || ok && math.Float64bits(n) != math.Float64bits(want) {
+			t.Fatalf("Num(%s) = %v, %v; strconv gives %v, ok %v", s, n, nerr, want, ok)
+		}
+	}
+	if (err == nil) != ok {
+		t.Fatalf("ParseFloat(%q): error %v, strconv ok %v", s, err, ok)
+	}
+	if ok && math.Float64bits(got) != math.Float64bits(want) {
+		t.Fatalf("ParseFloat(%q) = %v (%#x), strconv gives %v (%#x)", s, got, math.Float64bits(got), want, math.Float64bits(want))
+	}
+}
+
+func TestParseFloatMatchesStrconv(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{
+		"0", "-0", "0.0", "-0.0", "1", "616", "601.5", "1.3431899999999999", "9007199254740992", "9007199254740993",
+		"18446744073709551615", "18446744073709551616", "1234567890123456789", "12345678901234567890",
+		"0.1", "0.2", "0.3", "123456.789", "0.0000000000000000000001", "0.00000000000000000000001",
+		"1e22", "1e23", "2.1e13", "1e400", "-1e400", "1e-400", "4.9e-324", "1.7976931348623157e308",
+		"5.", ".5", "+1", "00012.50", "1.2.3", "-", "", ".", "1e", "99999999999999999999.5",
+	} {
+		checkParse(t, s)
+	}
+	r := rand.New(rand.NewPCG(7, 7))
+	for range 200000 {
+		intDigits, fracDigits := r.IntN(17), r.IntN(24)
+		var b strings.Builder
+		if r.IntN(4) == 0 {
+			b.WriteByte('-')
+		}
+		b.WriteByte(byte('0' + r.IntN(10)))
+		for range intDigits {
+			b.WriteByte(byte('0' + r.IntN(10)))
+		}
+		if fracDigits > 0 {
+			b.WriteByte('.')
+			for range fracDigits {
+				b.WriteByte(byte('0' + r.IntN(10)))
+			}
+		}
+		checkParse(t, b.String())
+	}
+}
+
+func FuzzParseFloat(f *testing.F) {
+	for _, s := range []string{"616", "601.5", "-0.0", "1.3431899999999999", "1e22", "9007199254740993.5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !IsNumberLiteral([]byte(s)) {
+			return
+		}
+		checkParse(t, s)
+	})
+}
+
+func FuzzValid(f *testing.F) {
+	for _, s := range []string{`{"a":[1,"b",null,true,{"c":-1.5e3}]}`, `[]`, `"\u00e9"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := valid(b), json.Valid(b); got != want {
+			t.Fatalf("valid(%q) = %v, encoding/json says %v", b, got, want)
+		}
+	})
+}
+
+func TestFieldsFoldLikeEncodingJSON(t *testing.T) {
+	t.Parallel()
+	names := []string{"s", "ld", "tu", "chp", "k"}
+	f := NewFields(names...)
+	for _, key := range []string{"S", "LD", "lD", "Tu", "CHP", "\u017f", "\u212a", "K", "x", "", "ss", "s\u0085", "\xff", "\xe2\x84"} {
+		got := f.Fold([]byte(key))
+		// encoding/json's verdict: which field a struct with these tags fills.
+		var v struct {
+			S   int `json:"s"`
+			Ld  int `json:"ld"`
+			Tu  int `json:"tu"`
+			Chp int `json:"chp"`
+			K   int `json:"k"`
+		}
+		if err := json.Unmarshal([]byte(`{"`+key+`":1}`), &v); err != nil {
+			t.Fatal(err)
+		}
+		want := -1
+		for i, n := range []int{v.S, v.Ld, v.Tu, v.Chp, v.K} {
+			if n == 1 {
+				want = i
+			}
+		}
+		if got != want {
+			t.Errorf("Fold(%q) = %d, encoding/json fills field %d", key, got, want)
+		}
+	}
+}
+
+func TestNumAndStr(t *testing.T) {
+	t.Parallel()
+	nums := []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		{`616`, 616, true}, {`"616.5"`, 616.5, true}, {`" 7 "`, 7, true}, {"\"\u00a07\"", 7, true}, {`""`, 0, true},
+		{`null`, 0, true}, {`"1e3"`, 1000, true}, {`"+1"`, 1, true}, {`".5"`, 0.5, true},
+		{`"NaN"`, 0, false}, {`"Inf"`, 0, false}, {`"0x1p3"`, 0, false}, {`"1_0"`, 0, false}, {`true`, 0, false},
+		{`{}`, 0, false}, {`[]`, 0, false}, {`"1e999"`, 0, false}, {`1e999`, 0, false}, {`"\u0031"`, 0, false},
+	}
+	for _, c := range nums {
+		var d Decoder
+		d.Reset([]byte(c.in))
+		got, err := d.Num()
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("Num(%s) = %v, %v; want %v, ok %v", c.in, got, err, c.want, c.ok)
+		}
+	}
+	strs := []struct {
+		in, want string
+		ok       bool
+	}{
+		{`"700"`, "700", true}, {`700`, "700", true}, {`-1.5e2`, "-1.5e2", true}, {`null`, "", true},
+		{`"a\"b\u00e9"`, "a\"b\u00e9", true}, {"\"\xff\"", "\ufffd", true}, {`"\ud800"`, "\ufffd", true},
+		{`1e999`, "", false}, {`true`, "", false}, {`{}`, "", false}, {`[]`, "", false},
+	}
+	for _, c := range strs {
+		var d Decoder
+		d.Reset([]byte(c.in))
+		got, err := d.Str()
+		if (err == nil) != c.ok || string(got) != c.want {
+			t.Errorf("Str(%s) = %q, %v; want %q, ok %v", c.in, got, err, c.want, c.ok)
+		}
+	}
+}
