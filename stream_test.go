@@ -100,6 +100,24 @@ func eventually(t testing.TB, what string, cond func() bool) {
 	}
 }
 
+// waitGoroutines waits until no more goroutines run than before, and
+// otherwise fails with every goroutine's stack, to show what was left.
+func waitGoroutines(t *testing.T, before int) {
+	t.Helper()
+	ctx := within(t)
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for runtime.NumGoroutine() > before {
+		select {
+		case <-ctx.Done():
+			buf := make([]byte, 1<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			t.Fatalf("%d goroutines remain, %d before:\n%s", runtime.NumGoroutine(), before, buf)
+		case <-tick.C:
+		}
+	}
+}
+
 // fixedSource returns the same bar for a product every time.
 type fixedSource struct{ at time.Time }
 
@@ -508,7 +526,7 @@ func TestStream_CloseLeavesNoGoroutine(t *testing.T) {
 				t.Errorf("Err = %v, want %v", err, tt.wantErr)
 			}
 			eventually(t, "the server to see the connections close", func() bool { return sim.Conns() == 0 })
-			eventually(t, "every goroutine to end", func() bool { return runtime.NumGoroutine() <= before })
+			waitGoroutines(t, before)
 		})
 	}
 }
