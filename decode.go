@@ -1,6 +1,8 @@
 package itick
 
 import (
+	"github.com/d19c4e34/itick/internal/wire"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -217,7 +219,7 @@ func parseNumber(b []byte) (float64, error) {
 			return 0, nil
 		}
 	}
-	if !isNumberLiteral(b) {
+	if !wire.IsNumberLiteral(b) {
 		return 0, fmt.Errorf("itick: %.20q is not a number", b)
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
@@ -225,24 +227,6 @@ func parseNumber(b []byte) (float64, error) {
 		return 0, fmt.Errorf("itick: %.20q is not a finite number", b)
 	}
 	return f, nil
-}
-
-// isNumberLiteral accepts the characters of a JSON number, so that strconv's
-// extras (NaN, Inf, hex, underscores) are not taken as numbers.
-func isNumberLiteral(b []byte) bool {
-	for i, c := range b {
-		switch {
-		case c >= '0' && c <= '9':
-		case c == '-' || c == '+':
-			if i != 0 && b[i-1] != 'e' && b[i-1] != 'E' {
-				return false
-			}
-		case c == '.' || c == 'e' || c == 'E':
-		default:
-			return false
-		}
-	}
-	return len(b) > 0
 }
 
 // intFromFloat is the integer type's rule: a whole number within ±2^53.
