@@ -3,6 +3,7 @@ package itick_test
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -123,14 +124,17 @@ func TestPlan_NamesAndQuotas(t *testing.T) {
 		if tc.p.String() != tc.name || tc.p.CallsPerMinute() != tc.perMin {
 			t.Errorf("%d: %q %d, want %q %d", int(tc.p), tc.p.String(), tc.p.CallsPerMinute(), tc.name, tc.perMin)
 		}
-		for _, s := range []string{tc.name, " " + strings.ToLower(tc.name) + " ", strings.ToUpper(tc.name)} {
+		for _, s := range []string{tc.name, " " + strings.ToLower(tc.name) + " ", strings.ToUpper(tc.name),
+			"Plan" + tc.name, strconv.Itoa(int(tc.p))} {
 			if p, err := itick.ParsePlan(s); err != nil || p != tc.p {
 				t.Errorf("ParsePlan(%q) = %v, %v", s, p, err)
 			}
 		}
 	}
-	if _, err := itick.ParsePlan("gold"); !errors.Is(err, itick.ErrInvalidArgument) {
-		t.Errorf("ParsePlan(gold) err = %v", err)
+	for _, bad := range []string{"gold", "", "plan", "9", "-1"} {
+		if _, err := itick.ParsePlan(bad); !errors.Is(err, itick.ErrInvalidArgument) || !strings.Contains(err.Error(), strconv.Quote(bad)) {
+			t.Errorf("ParsePlan(%q) err = %v, want ErrInvalidArgument naming it", bad, err)
+		}
 	}
 	if s := itick.Plan(9).String(); s != "Plan(9)" {
 		t.Errorf("Plan(9).String() = %q", s)

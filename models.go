@@ -10,14 +10,14 @@ type Quote struct {
 	Symbol        string    // s
 	Last          float64   // ld
 	Open          float64   // o
-	PrevClose     float64   // p   (stock and future quotes only; zero elsewhere)
+	PrevClose     float64   // p   (stock, future and fund quotes only; zero elsewhere)
 	High, Low     float64   // h, l
 	Time          time.Time // t, Unix ms, UTC
 	Volume        float64   // v
 	Turnover      float64   // tu
 	Status        int       // ts
-	Change        float64   // ch  (stock and future only)
-	ChangePercent float64   // chp (stock and future only)
+	Change        float64   // ch  (stock, future and fund only)
+	ChangePercent float64   // chp (stock, future and fund only)
 }
 
 type quoteWire struct {

@@ -2,6 +2,7 @@ package itick
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,10 +64,18 @@ func (p Plan) String() string {
 	return planInfo[p].name
 }
 
-// ParsePlan reads a plan name, case-insensitively ("base", "Premium").
+// ParsePlan reads a plan name, case-insensitively and with or without the
+// "Plan" prefix ("base", "Premium", "PlanPro..."), or its number ("1").
 func ParsePlan(s string) (Plan, error) {
+	name := strings.TrimSpace(s)
+	if len(name) > 4 && strings.EqualFold(name[:4], "plan") {
+		name = name[4:]
+	}
+	if n, err := strconv.Atoi(name); err == nil && Plan(n).valid() {
+		return Plan(n), nil
+	}
 	for p := PlanFree; p <= PlanEnterprise; p++ {
-		if strings.EqualFold(strings.TrimSpace(s), planInfo[p].name) {
+		if strings.EqualFold(name, planInfo[p].name) {
 			return p, nil
 		}
 	}
