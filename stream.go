@@ -16,7 +16,7 @@ import (
 var ErrStreamClosed = errors.New("itick: stream closed")
 
 // streamClasses are the asset classes the service streams, each at /<class>.
-var streamClasses = []string{"stock", "forex", "indices", "crypto", "future", "fund"}
+var streamClasses = []AssetType{AssetStock, AssetForex, AssetIndices, AssetCrypto, AssetFuture, AssetFund}
 
 // Stream is a live feed of one asset class over the service's WebSocket
 // channel. It keeps itself connected: it pings, notices a silent or lost
@@ -35,7 +35,7 @@ var streamClasses = []string{"stock", "forex", "indices", "crypto", "future", "f
 // A Stream is safe for concurrent use.
 type Stream struct {
 	c     *Client
-	class string
+	class AssetType
 	url   string
 	set   streamSettings
 	hdr   http.Header // without the token, which is added per dial
@@ -69,16 +69,16 @@ type StreamStats struct {
 }
 
 // Stream connects to the service's WebSocket channel for one asset class
-// ("stock", "forex", "indices", "crypto", "future" or "fund") with the
-// client's token, base URL (https becomes wss) and logger. It returns once
-// the first connection is authenticated; a refused token is an error
-// matching ErrUnauthorized.
+// (AssetStock, AssetForex, AssetIndices, AssetCrypto, AssetFuture or
+// AssetFund) with the client's token, base URL (https becomes wss) and
+// logger. It returns once the first connection is authenticated; a refused
+// token is an error matching ErrUnauthorized.
 //
 // ctx bounds the whole Stream: cancelling it closes the Stream as Close
 // does. Subscribe to products to receive events.
-func (c *Client) Stream(ctx context.Context, class string, opts ...StreamOption) (*Stream, error) {
+func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOption) (*Stream, error) {
 	if !slices.Contains(streamClasses, class) {
-		return nil, invalidArg("unknown stream class %q (want one of %s)", class, strings.Join(streamClasses, ", "))
+		return nil, invalidArg("unknown stream class %q (want one of %v)", string(class), streamClasses)
 	}
 	set := streamSettings{
 		url:            streamURL(c.baseURL),
@@ -103,7 +103,7 @@ func (c *Client) Stream(ctx context.Context, class string, opts ...StreamOption)
 		}
 	}
 	u := *set.url
-	u.Path += "/" + class
+	u.Path += "/" + string(class)
 	s := &Stream{
 		c:      c,
 		class:  class,

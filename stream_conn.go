@@ -97,7 +97,7 @@ func (s *Stream) connect(ctx context.Context, sh *shard) (*session, error) {
 		HTTPHeader: hdr,
 	})
 	if err != nil {
-		path := "/" + s.class
+		path := "/" + string(s.class)
 		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
 			return nil, &APIError{StatusCode: resp.StatusCode, Path: path,
 				Message: "WebSocket handshake refused"}

@@ -39,7 +39,7 @@ func startSim(t testing.TB, cfg wssim.Config) (*wssim.Server, *httptest.Server) 
 }
 
 // openStream connects a Stream to the simulator with short test timings.
-func openStream(t testing.TB, srv *httptest.Server, class string, opts ...StreamOption) *Stream {
+func openStream(t testing.TB, srv *httptest.Server, class AssetType, opts ...StreamOption) *Stream {
 	t.Helper()
 	c, err := NewClient(simToken, WithBaseURL(srv.URL), WithBackoff(time.Millisecond, 5*time.Millisecond),
 		WithRateLimit(rate.Inf, 0))

@@ -56,7 +56,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	defer closeSim()
 	fmt.Fprintf(out, "streaming %s quotes for %s from %s\n", *class, *symbols, where)
 
-	stream, err := client.Stream(ctx, *class)
+	stream, err := client.Stream(ctx, itick.AssetType(*class))
 	if err != nil {
 		return err
 	}
