@@ -25,6 +25,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler) // closing: take no new requests
 	}
 	defer s.inflight.Done()
+	if isStreamRequest(r) {
+		s.ws.ServeHTTP(w, r)
+		return
+	}
 	now := s.cfg.clock()
 	id := s.record(r, now)
 
