@@ -25,6 +25,15 @@
 //	srv.FailNext(2, http.StatusServiceUnavailable) // retried by the client
 //	quotes, err := client.Stock.Quotes(ctx, itick.RegionUS, []string{"AAPL"})
 //
+// The server also serves the service's WebSocket channel at
+// /{stock|forex|indices|crypto|future|fund}, so Client.Stream works against
+// it as it is: the same token, the connect and auth messages, subscribe
+// acknowledgements and refusals, pongs, and pushes of quotes, ticks, books
+// and candles that equal what the REST endpoints answer at the same
+// instant. DropStreams, SetStreamPongs, SetStreamSilent and
+// SetStreamRefuseAuth inject stream faults; StreamStats counts the traffic.
+// Streams are not recorded in Requests and do not count toward the quota.
+//
 // Data comes from a Generator: prices follow a random walk per product,
 // K-lines are consistent and aligned to their interval, quotes agree with
 // the latest K-line, and books sit around the price. Any code exists.

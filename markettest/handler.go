@@ -17,14 +17,19 @@ type response struct {
 	body   []byte
 }
 
-// ServeHTTP answers one request. The Server is an http.Handler, so it can
+// ServeHTTP answers one request, or serves a WebSocket upgrade for
+// /<class> as a stream connection. The Server is an http.Handler, so it can
 // also be mounted in a server of the caller's own; faults that drop the
-// connection then need that server to support hijacking.
+// connection, and streams, then need that server to support hijacking.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.enter() {
 		panic(http.ErrAbortHandler) // closing: take no new requests
 	}
 	defer s.inflight.Done()
+	if isStreamRequest(r) {
+		s.ws.ServeHTTP(w, r)
+		return
+	}
 	now := s.cfg.clock()
 	id := s.record(r, now)
 

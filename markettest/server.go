@@ -10,6 +10,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/internal/wssim"
 )
 
 // DefaultToken is the token a Server accepts unless WithToken says otherwise.
@@ -42,6 +43,7 @@ type Server struct {
 
 	cfg      config
 	gen      *Generator
+	ws       *wssim.Server
 	listener net.Listener
 	srv      *http.Server
 	done     chan struct{}
@@ -67,6 +69,10 @@ type config struct {
 	batchSize   int
 	quota       int
 	recordLimit int
+
+	streamInterval    time.Duration
+	streamPingTimeout time.Duration
+	streamMaxSymbols  int
 }
 
 // Option configures a Server.
@@ -114,7 +120,8 @@ func WithRecordLimit(n int) Option { return func(c *config) { c.recordLimit = n 
 // NewServer starts a Server on 127.0.0.1 on a free port. It panics if it
 // cannot listen, like httptest.NewServer. Close it when done.
 func NewServer(opts ...Option) *Server {
-	cfg := config{token: DefaultToken, seed: 1, clock: time.Now, plan: itick.PlanBase, recordLimit: 10000}
+	cfg := config{token: DefaultToken, seed: 1, clock: time.Now, plan: itick.PlanBase, recordLimit: 10000,
+		streamInterval: DefaultStreamInterval}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&cfg)
@@ -141,6 +148,7 @@ func NewServer(opts ...Option) *Server {
 	if cfg.quota > 0 {
 		s.quota = newWindow(cfg.quota, time.Minute)
 	}
+	s.ws = newStreams(s)
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	go s.srv.Serve(ln) //nolint:errcheck // Serve returns ErrServerClosed after Close.
 	return s
@@ -155,6 +163,7 @@ func (s *Server) Close() {
 		s.life.Unlock()
 		close(s.done)
 		s.srv.Close()
+		s.ws.Close() // stream connections are hijacked: srv.Close leaves them
 		s.inflight.Wait()
 	})
 }

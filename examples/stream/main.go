@@ -1,9 +1,9 @@
 // Command stream prints live quotes for a few products until interrupted.
 //
 // With ITICK_TOKEN set it streams from the service (ITICK_BASE_URL and
-// ITICK_PLAN apply as for any client). Without it, it starts the SDK's
-// WebSocket simulator on 127.0.0.1 and streams simulated quotes, so it
-// runs offline as it is:
+// ITICK_PLAN apply as for any client). Without it, it starts the markettest
+// simulator on 127.0.0.1, which serves the WebSocket channel beside the
+// REST endpoints, and streams simulated quotes, so it runs offline as it is:
 //
 //	go run ./examples/stream -symbols 700\$HK,AAPL\$US -duration 5s
 package main
@@ -14,8 +14,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -23,7 +21,7 @@ import (
 	"time"
 
 	"github.com/d19c4e34/itick"
-	"github.com/d19c4e34/itick/internal/wssim"
+	"github.com/d19c4e34/itick/examples/internal/exampleenv"
 )
 
 func main() {
@@ -49,14 +47,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		defer cancel()
 	}
 
-	client, where, closeSim, err := newClient()
+	env, err := exampleenv.Open(out)
 	if err != nil {
 		return err
 	}
-	defer closeSim()
-	fmt.Fprintf(out, "streaming %s quotes for %s from %s\n", *class, *symbols, where)
+	defer env.Close()
+	fmt.Fprintf(out, "streaming %s quotes for %s\n", *class, *symbols)
 
-	stream, err := client.Stream(ctx, itick.AssetType(*class))
+	stream, err := env.Client.Stream(ctx, itick.AssetType(*class))
 	if err != nil {
 		return err
 	}
@@ -85,34 +83,4 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	return nil
-}
-
-// newClient returns a client of the service when ITICK_TOKEN is set, and
-// otherwise one of a simulator it starts on 127.0.0.1.
-func newClient() (*itick.Client, string, func(), error) {
-	if os.Getenv("ITICK_TOKEN") != "" {
-		c, err := itick.NewClientFromEnv()
-		if err != nil {
-			return nil, "", nil, err
-		}
-		return c, c.BaseURL(), func() {}, nil
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, "", nil, err
-	}
-	sim := wssim.New(wssim.Config{PushInterval: 250 * time.Millisecond})
-	srv := &http.Server{Handler: sim, ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	stop := func() {
-		sim.Close()
-		srv.Close()
-	}
-	base := "http://" + ln.Addr().String()
-	c, err := itick.NewClient("offline-demo", itick.WithBaseURL(base))
-	if err != nil {
-		stop()
-		return nil, "", nil, err
-	}
-	return c, "the simulator at " + base, stop, nil
 }

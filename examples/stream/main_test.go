@@ -19,12 +19,15 @@ func TestRun(t *testing.T) {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if !strings.HasPrefix(lines[0], "streaming stock quotes for 700$HK,AAPL$US from the simulator at http://127.0.0.1:") {
+	if !strings.HasPrefix(lines[0], "ITICK_TOKEN is not set: using the offline simulator at http://127.0.0.1:") {
 		t.Errorf("first line = %q", lines[0])
+	}
+	if lines[1] != "streaming stock quotes for 700$HK,AAPL$US" {
+		t.Errorf("second line = %q", lines[1])
 	}
 	quote := regexp.MustCompile(`^\d\d:\d\d:\d\d\.\d{3} (700\$HK|AAPL\$US) last=\d+\.\d\d high=\d+\.\d\d low=\d+\.\d\d volume=\d+$`)
 	seen := map[string]int{}
-	for _, l := range lines[1 : len(lines)-1] {
+	for _, l := range lines[2 : len(lines)-1] {
 		m := quote.FindStringSubmatch(l)
 		if m == nil {
 			t.Errorf("unexpected line %q", l)

@@ -35,8 +35,7 @@ func (c *conn) serve(ctx context.Context, token string) {
 	if !c.send(ctx, []byte(`{"code":1,"msg":"`+MsgConnected+`"}`)) {
 		return
 	}
-	want := c.srv.cfg.Token
-	if c.srv.refuse.Load() || token == "" || (want != "" && token != want) {
+	if c.srv.refuse.Load() || token == "" || !c.srv.cfg.Authorize(token) {
 		c.send(ctx, []byte(`{"code":0,"resAc":"auth","msg":"`+MsgAuthFailed+`"}`))
 		c.ws.Close(websocket.StatusPolicyViolation, MsgAuthFailed)
 		return
@@ -235,9 +234,18 @@ func (c *conn) push(ctx context.Context) {
 			if len(types) == 0 {
 				continue
 			}
-			bar := c.srv.source.Next(s.code, s.region, time.Now())
+			now := c.srv.cfg.Clock()
+			var bar Bar
+			m := c.srv.cfg.Market
+			if m == nil {
+				bar = c.srv.source.Next(s.code, s.region, now)
+			}
 			for _, t := range types {
-				buf = c.srv.appendPush(buf[:0], s, t, bar)
+				if m != nil {
+					buf = c.srv.appendMarketPush(buf[:0], m, c.class, s, t, now)
+				} else {
+					buf = c.srv.appendPush(buf[:0], s, t, bar)
+				}
 				if c.srv.paused.Load() {
 					break
 				}

@@ -12,7 +12,6 @@ var kTypeDuration = [...]time.Duration{0, time.Minute, 5 * time.Minute, 15 * tim
 // appendPush appends the push message of type typ for bar, in the
 // service's documented shapes.
 func (s *Server) appendPush(b []byte, sym symbol, typ string, bar Bar) []byte {
-	ms := bar.Time.UnixMilli()
 	if k := klineType(typ); k > 0 && s.cfg.LegacyKline {
 		b = append(b, `{"code":0,"data":{"s":`...)
 		b = strconv.AppendQuote(b, sym.code)
@@ -22,32 +21,12 @@ func (s *Server) appendPush(b []byte, sym symbol, typ string, bar Bar) []byte {
 		b = appendCandle(b, bar, kTypeDuration[k])
 		return append(b, "}}}"...)
 	}
-	b = append(b, `{"code":1,"data":{"s":`...)
-	if typ == "depth" {
-		b = strconv.AppendQuote(b, sym.code+"$"+sym.region)
-	} else {
-		b = strconv.AppendQuote(b, sym.code)
-	}
-	b = append(b, `,"r":`...)
-	b = strconv.AppendQuote(b, sym.region)
-	b = append(b, `,"type":`...)
-	b = strconv.AppendQuote(b, typ)
-	b = append(b, ',')
+	b = appendPushHead(b, sym, typ)
 	switch typ {
 	case "quote":
-		b = appendField(b, "ld", bar.Last, true)
-		b = appendField(b, "o", bar.Open, true)
-		b = appendField(b, "h", bar.High, true)
-		b = appendField(b, "l", bar.Low, true)
-		b = appendField(b, "v", bar.Volume, true)
-		b = appendField(b, "tu", bar.Turnover, true)
-		b = append(b, `"t":`...)
-		b = strconv.AppendInt(b, ms, 10)
+		b = appendQuote(b, bar)
 	case "tick":
-		b = appendField(b, "ld", bar.Last, true)
-		b = appendField(b, "v", bar.TradeVol, true)
-		b = append(b, `"t":`...)
-		b = strconv.AppendInt(b, ms, 10)
+		b = appendTick(b, bar)
 	case "depth":
 		b = append(b, `"a":`...)
 		b = s.appendLevels(b, bar.Last, +1)
@@ -59,17 +38,56 @@ func (s *Server) appendPush(b []byte, sym symbol, typ string, bar Bar) []byte {
 	return append(b, "}}"...)
 }
 
-// appendCandle appends the current candle's fields: the session so far,
-// stamped with the start of the interval.
-func appendCandle(b []byte, bar Bar, d time.Duration) []byte {
+// appendPushHead opens a push: its code, data and the s, r and type
+// fields, followed by a comma. A depth push's s carries the region.
+func appendPushHead(b []byte, sym symbol, typ string) []byte {
+	b = append(b, `{"code":1,"data":{"s":`...)
+	if typ == "depth" {
+		b = strconv.AppendQuote(b, sym.code+"$"+sym.region)
+	} else {
+		b = strconv.AppendQuote(b, sym.code)
+	}
+	b = append(b, `,"r":`...)
+	b = strconv.AppendQuote(b, sym.region)
+	b = append(b, `,"type":`...)
+	b = strconv.AppendQuote(b, typ)
+	return append(b, ',')
+}
+
+func appendQuote(b []byte, bar Bar) []byte {
+	b = appendField(b, "ld", bar.Last, true)
 	b = appendField(b, "o", bar.Open, true)
 	b = appendField(b, "h", bar.High, true)
 	b = appendField(b, "l", bar.Low, true)
-	b = appendField(b, "c", bar.Last, true)
 	b = appendField(b, "v", bar.Volume, true)
 	b = appendField(b, "tu", bar.Turnover, true)
 	b = append(b, `"t":`...)
-	return strconv.AppendInt(b, bar.Time.Truncate(d).UnixMilli(), 10)
+	return strconv.AppendInt(b, bar.Time.UnixMilli(), 10)
+}
+
+func appendTick(b []byte, bar Bar) []byte {
+	b = appendField(b, "ld", bar.Last, true)
+	b = appendField(b, "v", bar.TradeVol, true)
+	b = append(b, `"t":`...)
+	return strconv.AppendInt(b, bar.Time.UnixMilli(), 10)
+}
+
+// appendCandle appends the current candle's fields: the session so far,
+// stamped with the start of the interval.
+func appendCandle(b []byte, bar Bar, d time.Duration) []byte {
+	return appendCandleValues(b, Candle{Time: bar.Time.Truncate(d), Open: bar.Open, High: bar.High,
+		Low: bar.Low, Close: bar.Last, Volume: bar.Volume, Turnover: bar.Turnover})
+}
+
+func appendCandleValues(b []byte, c Candle) []byte {
+	b = appendField(b, "o", c.Open, true)
+	b = appendField(b, "h", c.High, true)
+	b = appendField(b, "l", c.Low, true)
+	b = appendField(b, "c", c.Close, true)
+	b = appendField(b, "v", c.Volume, true)
+	b = appendField(b, "tu", c.Turnover, true)
+	b = append(b, `"t":`...)
+	return strconv.AppendInt(b, c.Time.UnixMilli(), 10)
 }
 
 func (s *Server) appendLevels(b []byte, last float64, side float64) []byte {

@@ -69,6 +69,15 @@ type Config struct {
 	// LegacyKline pushes candles in the older form
 	// {"code":0,"data":{"s","t":<kType>,"k":{...}}}.
 	LegacyKline bool
+	// Market, when set, produces every push instead of Source, knowing
+	// the connection's asset class.
+	Market Market
+	// Clock reads the time the pushes are stamped with and asked about;
+	// nil means time.Now.
+	Clock func() time.Time
+	// Authorize decides whether a token is accepted; nil applies Token.
+	// It is not asked while SetRefuseAuth is on, nor about an empty token.
+	Authorize func(token string) bool
 }
 
 // Server is the simulated WebSocket service. Its methods are safe for
@@ -104,6 +113,13 @@ func New(cfg Config) *Server {
 	}
 	if cfg.DepthLevels <= 0 {
 		cfg.DepthLevels = DefaultDepthLevels
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.Authorize == nil {
+		want := cfg.Token
+		cfg.Authorize = func(token string) bool { return want == "" || token == want }
 	}
 	s := &Server{cfg: cfg, source: cfg.Source, conns: make(map[*conn]struct{})}
 	if s.source == nil {
@@ -150,6 +166,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
 	c.ws = ws
 	c.mu.Unlock()
+	// A Close that began during the upgrade may have missed this
+	// connection: it sets closed before it drops connections.
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		ws.CloseNow()
+		return
+	}
 	c.serve(r.Context(), r.Header.Get("token"))
 }
 
