@@ -225,7 +225,7 @@ func (m *exchangeMarket) stateAt(now time.Time) marketState {
 	return st
 }
 
-// session returns the tick session of a stock trade at now in region:
+// tradeSession returns the tick session of a stock trade at now in region:
 // pre-market, after-hours, or regular (also outside any session).
 func tradeSession(region string, now time.Time) int {
 	m := findMarket(region)
@@ -351,7 +351,7 @@ func observedUS(d time.Time) time.Time {
 	return d
 }
 
-// substituteMonday moves a weekend holiday to the next weekday not already taken.
+// substitute moves a weekend holiday to the next weekday not already taken.
 func substitute(hs []holiday) []holiday {
 	taken := map[time.Time]bool{}
 	for _, h := range hs {

@@ -224,7 +224,8 @@ func serveStockInfo(c *call) (any, error) {
 const IPOPageSize = 10
 
 // IPOs returns a region's upcoming listings (soonest first, in the 60 days
-// after now) or recent ones (newest first, in the 90 days before now),
+// after now) or recent ones (newest first, in the 90 days before now), on
+// the market's trading days,
 // fixed for a seed and the UTC day of now: between 12 and 35 of each. A
 // recent IPO has its final price; an upcoming one a range, and some have
 // no result date yet.
@@ -239,9 +240,15 @@ func (g *Generator) IPOs(kind itick.IPOKind, region itick.Region, now time.Time)
 		h := mix(key ^ uint64(i+1)*0x9e3779b97f4a7c15)
 		offset := 1 + (i*60+int(h%60))/n // spread over 60 or 90 days, in order
 		listed := day.AddDate(0, 0, offset)
+		for !tradingDay(region, listed) {
+			listed = listed.AddDate(0, 0, 1)
+		}
 		if !upcoming {
 			offset = 1 + (i*90+int(h%90))/n
 			listed = day.AddDate(0, 0, -offset)
+			for !tradingDay(region, listed) {
+				listed = listed.AddDate(0, 0, -1)
+			}
 		}
 		code := splitCode(region, h)
 		if seen[code] {
@@ -270,6 +277,20 @@ func (g *Generator) IPOs(kind itick.IPOKind, region itick.Region, now time.Time)
 		out = append(out, ipo)
 	}
 	return out
+}
+
+// tradingDay reports whether the market of region trades on the calendar
+// date of d: a weekday and, where the simulator knows the market, no holiday.
+func tradingDay(region itick.Region, d time.Time) bool {
+	if weekend(d) {
+		return false
+	}
+	if m := findMarket(string(region)); m != nil {
+		if h, ok := m.holidayOn(d); ok && !h.half {
+			return false
+		}
+	}
+	return true
 }
 
 // capText writes a market capitalisation the way the service does: "19.1M".

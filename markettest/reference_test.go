@@ -348,7 +348,11 @@ func TestIPOPages(t *testing.T) {
 		}
 		for i, ipo := range ipos {
 			after := ipo.ListingDate.After(day)
-			ordered := i == 0 || (kind == itick.IPOUpcoming) == !ipo.ListingDate.Before(ipos[i-1].ListingDate)
+			ordered := i == 0 || kind == itick.IPOUpcoming && !ipo.ListingDate.Before(ipos[i-1].ListingDate) ||
+				kind == itick.IPORecent && !ipo.ListingDate.After(ipos[i-1].ListingDate)
+			if wd := ipo.ListingDate.Weekday(); wd == time.Saturday || wd == time.Sunday {
+				t.Errorf("%s %d: listed on a %s", kind, i, wd)
+			}
 			if after != (kind == itick.IPOUpcoming) || !ordered || !ipo.ListingDate.Equal(ipo.ListingDate.Truncate(24*time.Hour)) {
 				t.Errorf("%s %d: listed %s (today %s), out of place", kind, i, ipo.ListingDate, day)
 			}
