@@ -207,6 +207,11 @@ func TestE2EReferenceData(t *testing.T) {
 				t.Errorf("%s %s by code: %v, %v", tt.typ, tt.region, one, err)
 			}
 		}
+		// A code with a dot goes through as it is.
+		brk, err := c.Market.Symbols(ctx, itick.AssetStock, itick.RegionUS, "BRK.B")
+		if err != nil || len(brk) != 1 || brk[0].Code != "BRK.B" || brk[0].Exchange != "NYSE" {
+			t.Errorf("BRK.B: %v, %v", brk, err)
+		}
 		syms, err := c.Market.Symbols(ctx, itick.AssetStock, itick.RegionUS, "AAPL")
 		if err != nil || len(syms) != 1 {
 			t.Fatalf("%v, %v", syms, err)
