@@ -101,7 +101,7 @@ func (m *exchangeMarket) location() *time.Location {
 	return loc
 }
 
-func clock(min int) string { return time.Date(0, 1, 1, 0, min, 0, 0, time.UTC).Format("15:04") }
+func clock(minute int) string { return time.Date(0, 1, 1, 0, minute, 0, 0, time.UTC).Format("15:04") }
 
 // tradingHours is the et of the holiday list: from the first regular
 // session's start to the last one's end, "09:30 - 16:00".
@@ -188,7 +188,7 @@ func (m *exchangeMarket) stateAt(now time.Time) marketState {
 		st.state, st.holiday = stateHoliday, h.name
 		return st
 	}
-	min := local.Hour()*60 + local.Minute()
+	minute := local.Hour()*60 + local.Minute()
 	first, last := -1, 0
 	for _, s := range m.sessions {
 		if s.kind == regular {
@@ -203,7 +203,7 @@ func (m *exchangeMarket) stateAt(now time.Time) marketState {
 		last = m.halfDay
 	}
 	for _, s := range m.sessions {
-		if min < s.from || min >= s.to {
+		if minute < s.from || minute >= s.to {
 			continue
 		}
 		switch {
@@ -211,12 +211,12 @@ func (m *exchangeMarket) stateAt(now time.Time) marketState {
 			st.state = statePreMarket
 		case s.kind == postMarket && !isHoliday:
 			st.state = statePostMarket
-		case s.kind == regular && min < last:
+		case s.kind == regular && minute < last:
 			st.state, st.open = stateOpen, true
 		}
 		break
 	}
-	if st.state == stateClosed && min >= first && min < last {
+	if st.state == stateClosed && minute >= first && minute < last {
 		st.state, st.open = stateLunchBreak, true
 	}
 	if isHoliday && st.state == stateOpen {
