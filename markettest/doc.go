@@ -8,6 +8,10 @@
 // crypto volumes and order counts, placeholder fund and index levels,
 // futures levels without a price, crypto, forex and index quotes without
 // p, ch and chp, news pt as a number, split pages and news cursors.
+// Besides market data it serves the reference endpoints: the symbol list,
+// holiday calendars, market status computed from each market's hours in
+// its own time zone on the server's clock, company profiles, IPO pages and
+// news articles by id.
 //
 // It enforces what the service enforces: the token header (HTTP 401 with a
 // gateway body), the plan's batch size (an E003 envelope error), required

@@ -41,6 +41,43 @@ var routes = []route{
 	{"/indices/quotes", Indices, "region,codes", false, serveQuotes},
 	{"/indices/klines", Indices, "region,codes,kType,limit", false, serveKlines},
 	{"/news", "", "market,lang", true, serveNews},
+	{"/stock/quote", Stock, "region,code", false, serveQuote},
+	{"/stock/kline", Stock, "region,code,kType,limit", false, serveKline},
+	{"/stock/tick", Stock, "region,code", false, serveTick},
+	{"/stock/ticks", Stock, "region,codes", false, serveTicks},
+	{"/crypto/quote", Crypto, "region,code", false, serveQuote},
+	{"/crypto/kline", Crypto, "region,code,kType,limit", false, serveKline},
+	{"/crypto/tick", Crypto, "region,code", false, serveTick},
+	{"/crypto/ticks", Crypto, "region,codes", false, serveTicks},
+	{"/forex/quote", Forex, "region,code", false, serveQuote},
+	{"/forex/kline", Forex, "region,code,kType,limit", false, serveKline},
+	{"/forex/depth", Forex, "region,code", false, serveDepth},
+	{"/forex/tick", Forex, "region,code", false, serveTick},
+	{"/forex/ticks", Forex, "region,codes", false, serveTicks},
+	{"/future/quote", Future, "region,code", false, serveQuote},
+	{"/future/kline", Future, "region,code,kType,limit", false, serveKline},
+	{"/future/depth", Future, "region,code", false, serveDepth},
+	{"/future/tick", Future, "region,code", false, serveTick},
+	{"/future/ticks", Future, "region,codes", false, serveTicks},
+	{"/fund/quote", Fund, "region,code", false, serveQuote},
+	{"/fund/kline", Fund, "region,code,kType,limit", false, serveKline},
+	{"/fund/depth", Fund, "region,code", false, serveDepth},
+	{"/fund/tick", Fund, "region,code", false, serveTick},
+	{"/fund/ticks", Fund, "region,codes", false, serveTicks},
+	{"/indices/quote", Indices, "region,code", false, serveQuote},
+	{"/indices/kline", Indices, "region,code,kType,limit", false, serveKline},
+	{"/indices/depth", Indices, "region,code", false, serveDepth},
+	{"/indices/tick", Indices, "region,code", false, serveTick},
+	{"/indices/ticks", Indices, "region,codes", false, serveTicks},
+	{"/fund/quotes", Fund, "region,codes", false, serveQuotes},
+	{"/fund/klines", Fund, "region,codes,kType,limit", false, serveKlines},
+	{"/stock/info", Stock, "type,region,code", false, serveStockInfo},
+	{"/stock/ipo", Stock, "type,region", true, serveIPO},
+	{"/symbol/list", "", "type,region", false, serveSymbols},
+	{"/symbol/v2/holidays", "", "", true, serveHolidays},
+	{"/symbol/holidays", "", "", true, serveHolidays},
+	{"/market/status", "", "code", false, serveMarketStatus},
+	{"/news/{id}", "", "", true, serveNewsDetail},
 }
 
 // Paths returns the path of every endpoint the simulator serves.
@@ -178,25 +215,39 @@ func serveQuotes(c *call) (any, error) {
 	}), nil
 }
 
-func serveKlines(c *call) (any, error) {
+// klineArgs are the parameters of a K-line request, checked.
+type klineArgs struct {
+	interval itick.Interval
+	limit    int
+	end      time.Time
+}
+
+func (c *call) klineArgs() (klineArgs, error) {
 	iv, err := c.interval()
 	if err != nil {
-		return nil, err
+		return klineArgs{}, err
 	}
 	limit, err := c.intParam("limit", 0)
 	if err != nil {
-		return nil, err
+		return klineArgs{}, err
 	}
 	if limit < 1 {
-		return nil, paramError("limit must be at least 1")
+		return klineArgs{}, paramError("limit must be at least 1")
 	}
-	limit = min(limit, MaxKlineLimit)
 	end, err := c.end()
+	if err != nil {
+		return klineArgs{}, err
+	}
+	return klineArgs{iv, min(limit, MaxKlineLimit), end}, nil
+}
+
+func serveKlines(c *call) (any, error) {
+	a, err := c.klineArgs()
 	if err != nil {
 		return nil, err
 	}
 	return perCode(c, func(code string) []klineWire {
-		return wireKlines(c.gen.Klines(c.class, c.region(), code, iv, limit, end, c.now))
+		return wireKlines(c.gen.Klines(c.class, c.region(), code, a.interval, a.limit, a.end, c.now))
 	}), nil
 }
 

@@ -173,8 +173,9 @@ func (g *Generator) level(p product, po int, price float64, h uint64) itick.Dept
 }
 
 // Tick returns the latest trade of a product at the instant at: its
-// price, time and size, the session for stocks (regular), turnover and
-// status for crypto.
+// price, time and size, the session for stocks (pre-market or after-hours
+// when the market's hours say so, regular otherwise), turnover and status
+// for crypto.
 func (g *Generator) Tick(class Class, region itick.Region, code string, at time.Time) itick.Tick {
 	p := g.product(class, region, code)
 	ms := at.UnixMilli()
@@ -191,6 +192,9 @@ func (g *Generator) Tick(class Class, region itick.Region, code string, at time.
 		} else {
 			t.Volume = lots
 		}
+	}
+	if class == Stock {
+		t.Session = itick.TickSession(tradeSession(string(region), at))
 	}
 	return t
 }
