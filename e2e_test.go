@@ -36,7 +36,7 @@ func e2eServer(t *testing.T, opts ...markettest.Option) (*markettest.Server, *it
 // quotes carry no p, ch and chp leave those zero.
 func wantQuote(g *markettest.Generator, class markettest.Class, region itick.Region, code string) itick.Quote {
 	q := g.Quote(class, region, code, e2eNow)
-	if class != markettest.Stock && class != markettest.Future {
+	if class != markettest.Stock && class != markettest.Future && class != markettest.Fund {
 		q.PrevClose, q.Change, q.ChangePercent = 0, 0, 0
 	}
 	return q

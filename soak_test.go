@@ -102,6 +102,7 @@ type soakClass struct {
 	depths func(context.Context, itick.Region, []string) (map[string]itick.DepthBook, error)
 	klines func(context.Context, itick.Region, []string, itick.Interval, int, ...itick.KlineOption) (map[string][]itick.Kline, error)
 	depth  func(context.Context, itick.Region, string) (*itick.DepthBook, error)
+	ticks  func(context.Context, itick.Region, []string) (map[string]itick.Tick, error)
 }
 
 func soakClasses(c *itick.Client) []soakClass {
@@ -113,12 +114,12 @@ func soakClasses(c *itick.Client) []soakClass {
 		return out
 	}
 	return []soakClass{
-		{markettest.Stock, itick.RegionHK, codes("%d"), c.Stock.Quotes, c.Stock.Depths, c.Stock.Klines, c.Stock.Depth},
-		{markettest.Crypto, itick.RegionBA, codes("C%dUSDT"), c.Crypto.Quotes, c.Crypto.Depths, c.Crypto.Klines, c.Crypto.Depth},
-		{markettest.Forex, itick.RegionGB, codes("FX%03d"), c.Forex.Quotes, c.Forex.Depths, c.Forex.Klines, nil},
-		{markettest.Future, itick.RegionUS, codes("F%03d"), c.Future.Quotes, c.Future.Depths, c.Future.Klines, nil},
-		{markettest.Fund, itick.RegionUS, codes("U%03d"), nil, c.Fund.Depths, nil, nil},
-		{markettest.Indices, itick.RegionGB, codes("I%03d"), c.Indices.Quotes, c.Indices.Depths, c.Indices.Klines, nil},
+		{markettest.Stock, itick.RegionHK, codes("%d"), c.Stock.Quotes, c.Stock.Depths, c.Stock.Klines, c.Stock.Depth, c.Stock.Ticks},
+		{markettest.Crypto, itick.RegionBA, codes("C%dUSDT"), c.Crypto.Quotes, c.Crypto.Depths, c.Crypto.Klines, c.Crypto.Depth, c.Crypto.Ticks},
+		{markettest.Forex, itick.RegionGB, codes("FX%03d"), c.Forex.Quotes, c.Forex.Depths, c.Forex.Klines, c.Forex.Depth, c.Forex.Ticks},
+		{markettest.Future, itick.RegionUS, codes("F%03d"), c.Future.Quotes, c.Future.Depths, c.Future.Klines, c.Future.Depth, c.Future.Ticks},
+		{markettest.Fund, itick.RegionUS, codes("U%03d"), c.Fund.Quotes, c.Fund.Depths, c.Fund.Klines, c.Fund.Depth, c.Fund.Ticks},
+		{markettest.Indices, itick.RegionGB, codes("I%03d"), c.Indices.Quotes, c.Indices.Depths, c.Indices.Klines, c.Indices.Depth, c.Indices.Ticks},
 	}
 }
 
@@ -138,14 +139,8 @@ func soakDiff[T any](want, got T) string {
 // call's error, or a mismatch, as an error.
 func soakCall(ctx context.Context, i int, classes []soakClass, g *markettest.Generator, batch int) (int, error) {
 	rng := rand.New(rand.NewPCG(uint64(i), 0x50a4))
-	kind := rng.IntN(4)
-	var sc soakClass
-	for {
-		sc = classes[rng.IntN(len(classes))]
-		if (kind == 0 && sc.quotes != nil) || kind == 1 || (kind == 2 && sc.klines != nil) || (kind == 3 && sc.depth != nil) {
-			break
-		}
-	}
+	kind := rng.IntN(5)
+	sc := classes[rng.IntN(len(classes))]
 	if kind == 3 {
 		code := sc.codes[rng.IntN(len(sc.codes))]
 		got, err := sc.depth(ctx, sc.region, code)
@@ -196,8 +191,17 @@ func soakCall(ctx context.Context, i int, classes []soakClass, g *markettest.Gen
 			}
 			diff = soakDiff(want, got)
 		}
+	case 4:
+		var got map[string]itick.Tick
+		if got, err = sc.ticks(ctx, sc.region, codes); err == nil {
+			want := make(map[string]itick.Tick, n)
+			for _, code := range codes {
+				want[code] = g.Tick(sc.class, sc.region, code, e2eNow)
+			}
+			diff = soakDiff(want, got)
+		}
 	}
-	method := [...]string{"Quotes", "Depths", "Klines"}[kind]
+	method := [...]string{"Quotes", "Depths", "Klines", "", "Ticks"}[kind]
 	if err != nil {
 		return requests, fmt.Errorf("%s %s of %d codes: %w", sc.class, method, n, err)
 	}
