@@ -11,8 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"text/tabwriter"
@@ -22,14 +20,7 @@ import (
 	"github.com/d19c4e34/itick/examples/internal/exampleenv"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "batchquotes:", err)
-		os.Exit(1)
-	}
-}
+func main() { exampleenv.Main("batchquotes", run) }
 
 func run(ctx context.Context, w io.Writer) error {
 	env, err := exampleenv.Open(w)

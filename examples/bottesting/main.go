@@ -14,8 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,14 +24,7 @@ import (
 	"github.com/d19c4e34/itick/examples/internal/exampleenv"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "bottesting:", err)
-		os.Exit(1)
-	}
-}
+func main() { exampleenv.Main("bottesting", run) }
 
 // Bot decides on crypto pairs from quotes and hourly candles.
 type Bot struct {

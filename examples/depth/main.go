@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -20,14 +18,7 @@ import (
 	"github.com/d19c4e34/itick/examples/internal/exampleenv"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "depth:", err)
-		os.Exit(1)
-	}
-}
+func main() { exampleenv.Main("depth", run) }
 
 func run(ctx context.Context, w io.Writer) error {
 	env, err := exampleenv.Open(w)

@@ -13,8 +13,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/signal"
 	"time"
 
 	"github.com/d19c4e34/itick"
@@ -22,14 +20,7 @@ import (
 	"github.com/d19c4e34/itick/markettest"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "errors:", err)
-		os.Exit(1)
-	}
-}
+func main() { exampleenv.Main("errors", run) }
 
 // kind names the sentinel an error matches.
 func kind(err error) string {

@@ -12,8 +12,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -22,14 +20,7 @@ import (
 	"github.com/d19c4e34/itick/examples/internal/exampleenv"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "quickstart:", err)
-		os.Exit(1)
-	}
-}
+func main() { exampleenv.Main("quickstart", run) }
 
 // market is one asset class's products and the service calls for them.
 type market struct {

@@ -9,8 +9,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"text/tabwriter"
 	"time"
 
@@ -18,14 +16,7 @@ import (
 	"github.com/d19c4e34/itick/examples/internal/exampleenv"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "reference:", err)
-		os.Exit(1)
-	}
-}
+func main() { exampleenv.Main("reference", run) }
 
 func run(ctx context.Context, w io.Writer) error {
 	env, err := exampleenv.Open(w)

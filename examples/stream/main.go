@@ -15,9 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/d19c4e34/itick"
@@ -25,12 +23,9 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "stream:", err)
-		os.Exit(1)
-	}
+	exampleenv.Main("stream", func(ctx context.Context, w io.Writer) error {
+		return run(ctx, os.Args[1:], w)
+	})
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {

@@ -4,10 +4,13 @@
 package exampleenv
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/markettest"
@@ -51,4 +54,16 @@ func Open(w io.Writer, opts ...itick.Option) (*Env, error) {
 	}
 	fmt.Fprintf(w, "ITICK_TOKEN is not set: using the offline simulator at %s (synthetic data).\n", sim.URL)
 	return &Env{Client: c, Sim: sim}, nil
+}
+
+// Main runs an example's run function with a context that ends on an
+// interrupt, and exits with status 1, naming the example, when it fails.
+func Main(name string, run func(ctx context.Context, w io.Writer) error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Stdout); err != nil {
+		stop()
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		os.Exit(1)
+	}
 }
