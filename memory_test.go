@@ -282,6 +282,7 @@ func BenchmarkMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 		var runs []memoryRun
+		b.ReportAllocs()
 		for b.Loop() {
 			runs = append(runs, sdkKlineRun(b, c, codes))
 		}
@@ -290,6 +291,7 @@ func BenchmarkMemory(b *testing.B) {
 	b.Run("baseline", func(b *testing.B) {
 		hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 		var runs []memoryRun
+		b.ReportAllocs()
 		for b.Loop() {
 			runs = append(runs, baselineKlineRun(b, hc, srv.URL, codes))
 		}
