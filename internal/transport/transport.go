@@ -130,28 +130,57 @@ func (a *Attempt) buffer(resp *http.Response) error {
 	if a.MaxBody > 0 && resp.ContentLength > a.MaxBody {
 		return fmt.Errorf("%w: Content-Length %d > %d bytes", ErrBodyTooLarge, resp.ContentLength, a.MaxBody)
 	}
-	buf := a.getBuf()
 	var r io.Reader = resp.Body
 	if a.MaxBody > 0 {
 		r = io.LimitReader(resp.Body, a.MaxBody+1)
 	}
+	var body []byte
+	var err error
 	if resp.ContentLength > 0 {
-		buf.Grow(int(resp.ContentLength))
+		body, err = readSized(r, resp.ContentLength)
+	} else {
+		body, err = a.readPooled(r)
 	}
-	_, err := buf.ReadFrom(r)
 	if err != nil {
-		a.putBuf(buf)
 		return fmt.Errorf("itick: reading response body: %w", err)
 	}
-	if a.MaxBody > 0 && int64(buf.Len()) > a.MaxBody {
-		a.putBuf(buf)
+	if a.MaxBody > 0 && int64(len(body)) > a.MaxBody {
 		return fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, a.MaxBody)
 	}
-	body := bytes.Clone(buf.Bytes())
-	a.putBuf(buf)
 	resp.Body = &Body{Reader: bytes.NewReader(body), b: body}
 	resp.ContentLength = int64(len(body))
 	return nil
+}
+
+// readSized reads r to its end into one allocation sized for the declared
+// length n, with a spare byte so that the read reporting the end needs no
+// more room. A body longer than declared still arrives whole.
+func readSized(r io.Reader, n int64) ([]byte, error) {
+	b := make([]byte, 0, n+1)
+	for {
+		m, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
+
+// readPooled reads a body of unknown length through a pooled buffer and
+// returns a copy of exactly its size.
+func (a *Attempt) readPooled(r io.Reader) ([]byte, error) {
+	buf := a.getBuf()
+	defer a.putBuf(buf)
+	if _, err := buf.ReadFrom(r); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(buf.Bytes()), nil
 }
 
 // Body is a response body already read into memory.
