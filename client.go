@@ -204,7 +204,8 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) er
 	u.RawQuery = q.Encode()
 
 	var attempts atomic.Int32
-	ctx = transport.WithAttemptCounter(ctx, &attempts)
+	var body []byte
+	ctx = transport.WithBodySink(transport.WithAttemptCounter(ctx, &attempts), &body)
 	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return fmt.Errorf("itick: GET %s: %w", path, err)
@@ -219,7 +220,9 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) er
 	if err != nil {
 		return fmt.Errorf("itick: GET %s: %w", path, c.redactErr(err))
 	}
-	body, _ := readAll(resp)
+	if body == nil || int64(len(body)) != resp.ContentLength {
+		body, _ = readAll(resp)
+	}
 	return decodeResponse(path, resp.StatusCode, resp.Header, body, c.redact, out)
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 type fixedBody struct {
@@ -60,5 +61,24 @@ func TestBufferReadsWholeBodyWhateverItsDeclaredLength(t *testing.T) {
 				t.Errorf("got body %q with length %d, want %q", got, resp.ContentLength, tt.body)
 			}
 		})
+	}
+}
+
+// TestBodySinkSeesThroughClientWrapper checks that the sink holds the
+// final body although an http.Client with a Timeout wraps the Body, which
+// hides its Bytes method.
+func TestBodySinkSeesThroughClientWrapper(t *testing.T) {
+	t.Parallel()
+	a := &Attempt{Base: fixedBody{11, "hello world"}}
+	hc := &http.Client{Transport: a, Timeout: time.Minute}
+	var sink []byte
+	req, _ := http.NewRequestWithContext(WithBodySink(t.Context(), &sink), http.MethodGet, "http://127.0.0.1/x", nil)
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if string(sink) != "hello world" {
+		t.Errorf("sink holds %q, want %q", sink, "hello world")
 	}
 }
