@@ -255,9 +255,9 @@ func baselineKlineRun(tb testing.TB, hc *http.Client, baseURL string, codes []st
 
 // BenchmarkMemory fetches 1,000 codes x 500 one-minute candles (100
 // requests of 10 codes, 4 at a time) and reports the peak heap above the
-// level before the fetch (peak-MB), the decoded result's size by
-// seriesBytes (result-MB), what the fetch retains after a full collection
-// (retained-MB), and peak/result.
+// level before the fetch (peak-B), the decoded result's size by
+// seriesBytes (result-B), what the fetch retains after a full collection
+// (retained-B), and peak/result.
 func BenchmarkMemory(b *testing.B) {
 	srv := klineServer(b)
 	codes := codeListN("K", 1000)
@@ -269,10 +269,10 @@ func BenchmarkMemory(b *testing.B) {
 			result += float64(r.result)
 			worst = max(worst, r.ratio())
 		}
-		n := float64(len(runs)) * (1 << 20)
-		b.ReportMetric(peak/n, "peak-MB")
-		b.ReportMetric(retained/n, "retained-MB")
-		b.ReportMetric(result/n, "result-MB")
+		n := float64(len(runs))
+		b.ReportMetric(peak/n, "peak-B")
+		b.ReportMetric(retained/n, "retained-B")
+		b.ReportMetric(result/n, "result-B")
 		b.ReportMetric(peak/result, "peak/result")
 		b.ReportMetric(worst, "worst-peak/result")
 	}
