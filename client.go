@@ -125,16 +125,17 @@ func newClient(token string, s *settings) *Client {
 		Host:    s.baseURL.Host,
 		Token:   token,
 		MaxBody: s.maxBody,
+		Timeout: base.Timeout,
 		Logger:  s.logger,
 	}
 	if limiter != nil {
 		c.attempt.Limiter = limiter
 	}
+	// The attempt applies base.Timeout itself, after its limiter wait.
 	hc := &http.Client{
 		Transport:     c.attempt,
 		CheckRedirect: base.CheckRedirect,
 		Jar:           base.Jar,
-		Timeout:       base.Timeout,
 	}
 	c.rc = transport.New(transport.Config{
 		HTTPClient: hc,

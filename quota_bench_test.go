@@ -3,6 +3,7 @@ package itick_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"strconv"
 	"testing"
@@ -170,4 +171,25 @@ func codeList(prefix string, n int) []string {
 		codes[i] = prefix + strconv.Itoa(i)
 	}
 	return codes
+}
+
+// TestLimiterWaitOutsideAttemptTimeout: a limiter wait longer than the
+// http.Client's per-attempt Timeout, as when a plan's quota for the minute
+// is spent, delays the attempt but does not fail it.
+func TestLimiterWaitOutsideAttemptTimeout(t *testing.T) {
+	t.Parallel()
+	srv := markettest.NewServer()
+	t.Cleanup(srv.Close)
+	c, err := srv.Client(itick.WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond}),
+		itick.WithLimiter(quota.New(1, 150*time.Millisecond)), itick.WithConcurrency(1), itick.WithRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Stock.Quotes(t.Context(), itick.RegionUS, codeList("W", 2*srv.BatchSize()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2*srv.BatchSize() || srv.Stats().Succeeded != 2 {
+		t.Errorf("got %d quotes in %d requests, want %d in 2", len(got), srv.Stats().Succeeded, 2*srv.BatchSize())
+	}
 }

@@ -32,11 +32,15 @@ type Limiter interface {
 // and adds it only to requests for the configured host, so a redirect to
 // another host never carries it.
 type Attempt struct {
-	Base     http.RoundTripper
-	Limiter  Limiter // nil: no client-side pacing
-	Host     string  // host:port that may receive the token
-	Token    string
-	MaxBody  int64
+	Base    http.RoundTripper
+	Limiter Limiter // nil: no client-side pacing
+	Host    string  // host:port that may receive the token
+	Token   string
+	MaxBody int64
+	// Timeout bounds one attempt from after its limiter wait to the end of
+	// its body; 0: no bound. A limiter wait can be long (a plan's quota
+	// spent for the minute), so it must not eat into the attempt's time.
+	Timeout  time.Duration
 	Logger   *slog.Logger // nil: silent
 	bufPool  sync.Pool
 	attempts atomic.Int64
@@ -81,6 +85,13 @@ func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	a.attempts.Add(1)
 
+	if a.Timeout > 0 {
+		// The body is read whole before RoundTrip returns, so the
+		// attempt's context may end with it.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, a.Timeout)
+		defer cancel()
+	}
 	out := req.Clone(ctx)
 	if a.Token != "" && req.URL.Host == a.Host {
 		out.Header.Set("token", a.Token)
