@@ -301,7 +301,9 @@ func BenchmarkMemory(b *testing.B) {
 
 // TestResultSizeEstimate checks seriesBytes, the yardstick of
 // BenchmarkMemory, against what a decoded result really retains after a
-// full collection, on a smaller fetch.
+// full collection, on a smaller fetch. An estimate above what is retained
+// would flatter peak/result, so that side is tight; the other side leaves
+// room for allocations by goroutines other tests left behind.
 func TestResultSizeEstimate(t *testing.T) {
 	srv := klineServer(t)
 	c, err := NewClient(callToken, WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0))
@@ -312,8 +314,8 @@ func TestResultSizeEstimate(t *testing.T) {
 	if r.result < 100*500*int64(unsafe.Sizeof(Kline{})) {
 		t.Fatalf("estimate %d bytes is below the candles' own size", r.result)
 	}
-	if lo, hi := r.result*9/10, r.result*11/10; r.retained < lo || r.retained > hi {
-		t.Errorf("fetch retained %d bytes, estimate %d; want within 10%%", r.retained, r.result)
+	if r.result > r.retained*102/100 || r.result < r.retained*80/100 {
+		t.Errorf("fetch retained %d bytes, estimate %d; want the estimate within -20%% and +2%%", r.retained, r.result)
 	}
 }
 
