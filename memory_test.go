@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -38,13 +39,7 @@ func klineServer(tb testing.TB) *httptest.Server {
 	if err := json.Unmarshal(raw, &env); err != nil {
 		tb.Fatal(err)
 	}
-	series := env.Data[slices.Sorted(func(yield func(string) bool) {
-		for k := range env.Data {
-			if !yield(k) {
-				return
-			}
-		}
-	})[0]]
+	series := env.Data[slices.Sorted(maps.Keys(env.Data))[0]]
 	const head, tail = `{"code":0,"msg":null,"data":{`, `}}`
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("token") != callToken || r.URL.Path != "/stock/klines" || r.URL.Query().Get("limit") != "500" {
