@@ -125,16 +125,17 @@ func newClient(token string, s *settings) *Client {
 		Host:    s.baseURL.Host,
 		Token:   token,
 		MaxBody: s.maxBody,
+		Timeout: base.Timeout,
 		Logger:  s.logger,
 	}
 	if limiter != nil {
 		c.attempt.Limiter = limiter
 	}
+	// The attempt applies base.Timeout itself, after its limiter wait.
 	hc := &http.Client{
 		Transport:     c.attempt,
 		CheckRedirect: base.CheckRedirect,
 		Jar:           base.Jar,
-		Timeout:       base.Timeout,
 	}
 	c.rc = transport.New(transport.Config{
 		HTTPClient: hc,
@@ -204,7 +205,8 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) er
 	u.RawQuery = q.Encode()
 
 	var attempts atomic.Int32
-	ctx = transport.WithAttemptCounter(ctx, &attempts)
+	var body []byte
+	ctx = transport.WithBodySink(transport.WithAttemptCounter(ctx, &attempts), &body)
 	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return fmt.Errorf("itick: GET %s: %w", path, err)
@@ -219,7 +221,9 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) er
 	if err != nil {
 		return fmt.Errorf("itick: GET %s: %w", path, c.redactErr(err))
 	}
-	body, _ := readAll(resp)
+	if body == nil || int64(len(body)) != resp.ContentLength {
+		body, _ = readAll(resp)
+	}
 	return decodeResponse(path, resp.StatusCode, resp.Header, body, c.redact, out)
 }
 

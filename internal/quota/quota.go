@@ -14,9 +14,10 @@ import (
 // window is empty, and never more: calls are granted slots in arrival
 // order, each slot at least per after the slot n places before it.
 type Window struct {
-	n   int
-	per time.Duration
-	now func() time.Time
+	n     int
+	per   time.Duration
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
 
 	mu    sync.Mutex
 	slots []time.Time // ring of the last n granted slots
@@ -25,10 +26,29 @@ type Window struct {
 
 // New returns a Window of n calls per span.
 func New(n int, per time.Duration) *Window {
+	return NewWithClock(n, per, time.Now, sleep)
+}
+
+// NewWithClock is New with the time read from now and waits made by sleep,
+// which must return ctx's error if ctx ends first. Tests use it to run the
+// window on a virtual clock.
+func NewWithClock(n int, per time.Duration, now func() time.Time, sleep func(ctx context.Context, d time.Duration) error) *Window {
 	if n < 1 {
 		n = 1
 	}
-	return &Window{n: n, per: per, now: time.Now, slots: make([]time.Time, 0, n)}
+	return &Window{n: n, per: per, now: now, sleep: sleep, slots: make([]time.Time, 0, n)}
+}
+
+// sleep waits d in real time unless ctx ends first.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Limit returns the quota as calls and window length.
@@ -74,12 +94,5 @@ func (w *Window) Wait(ctx context.Context) error {
 	if d <= 0 {
 		return nil
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return w.sleep(ctx, d)
 }

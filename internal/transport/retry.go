@@ -73,7 +73,7 @@ func CheckRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 
 // retryableError reports whether a failed attempt is worth repeating. It is
 // called only while the call's context is alive, so a deadline here is the
-// http.Client's per-attempt Timeout, which another attempt may beat.
+// attempt's own Timeout, which another attempt may beat.
 func retryableError(err error) bool {
 	var limErr *LimiterError
 	if errors.As(err, &limErr) || errors.Is(err, ErrBodyTooLarge) {

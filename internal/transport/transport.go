@@ -32,11 +32,15 @@ type Limiter interface {
 // and adds it only to requests for the configured host, so a redirect to
 // another host never carries it.
 type Attempt struct {
-	Base     http.RoundTripper
-	Limiter  Limiter // nil: no client-side pacing
-	Host     string  // host:port that may receive the token
-	Token    string
-	MaxBody  int64
+	Base    http.RoundTripper
+	Limiter Limiter // nil: no client-side pacing
+	Host    string  // host:port that may receive the token
+	Token   string
+	MaxBody int64
+	// Timeout bounds one attempt from after its limiter wait to the end of
+	// its body; 0: no bound. A limiter wait can be long (a plan's quota
+	// spent for the minute), so it must not eat into the attempt's time.
+	Timeout  time.Duration
 	Logger   *slog.Logger // nil: silent
 	bufPool  sync.Pool
 	attempts atomic.Int64
@@ -59,6 +63,16 @@ func WithAttemptCounter(ctx context.Context, n *atomic.Int32) context.Context {
 	return context.WithValue(ctx, attemptKey{}, n)
 }
 
+type bodyKey struct{}
+
+// WithBodySink returns a context under which each attempt that reads its
+// body whole stores it in *b, so a caller can take the final response's
+// bytes without copying them, even when an http.Client has wrapped the
+// Body (it does whenever it has a Timeout).
+func WithBodySink(ctx context.Context, b *[]byte) context.Context {
+	return context.WithValue(ctx, bodyKey{}, b)
+}
+
 // RoundTrip implements http.RoundTripper.
 func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
@@ -71,6 +85,13 @@ func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	a.attempts.Add(1)
 
+	if a.Timeout > 0 {
+		// The body is read whole before RoundTrip returns, so the
+		// attempt's context may end with it.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, a.Timeout)
+		defer cancel()
+	}
 	out := req.Clone(ctx)
 	if a.Token != "" && req.URL.Host == a.Host {
 		out.Header.Set("token", a.Token)
@@ -86,6 +107,9 @@ func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	a.log(ctx, req, attempt, resp, err, time.Since(start))
 	if err != nil {
 		return nil, err
+	}
+	if sink, ok := ctx.Value(bodyKey{}).(*[]byte); ok {
+		*sink = resp.Body.(*Body).b
 	}
 	return resp, nil
 }
@@ -130,28 +154,57 @@ func (a *Attempt) buffer(resp *http.Response) error {
 	if a.MaxBody > 0 && resp.ContentLength > a.MaxBody {
 		return fmt.Errorf("%w: Content-Length %d > %d bytes", ErrBodyTooLarge, resp.ContentLength, a.MaxBody)
 	}
-	buf := a.getBuf()
 	var r io.Reader = resp.Body
 	if a.MaxBody > 0 {
 		r = io.LimitReader(resp.Body, a.MaxBody+1)
 	}
+	var body []byte
+	var err error
 	if resp.ContentLength > 0 {
-		buf.Grow(int(resp.ContentLength))
+		body, err = readSized(r, resp.ContentLength)
+	} else {
+		body, err = a.readPooled(r)
 	}
-	_, err := buf.ReadFrom(r)
 	if err != nil {
-		a.putBuf(buf)
 		return fmt.Errorf("itick: reading response body: %w", err)
 	}
-	if a.MaxBody > 0 && int64(buf.Len()) > a.MaxBody {
-		a.putBuf(buf)
+	if a.MaxBody > 0 && int64(len(body)) > a.MaxBody {
 		return fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, a.MaxBody)
 	}
-	body := bytes.Clone(buf.Bytes())
-	a.putBuf(buf)
 	resp.Body = &Body{Reader: bytes.NewReader(body), b: body}
 	resp.ContentLength = int64(len(body))
 	return nil
+}
+
+// readSized reads r to its end into one allocation sized for the declared
+// length n, with a spare byte so that the read reporting the end needs no
+// more room. A body longer than declared still arrives whole.
+func readSized(r io.Reader, n int64) ([]byte, error) {
+	b := make([]byte, 0, n+1)
+	for {
+		m, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
+
+// readPooled reads a body of unknown length through a pooled buffer and
+// returns a copy of exactly its size.
+func (a *Attempt) readPooled(r io.Reader) ([]byte, error) {
+	buf := a.getBuf()
+	defer a.putBuf(buf)
+	if _, err := buf.ReadFrom(r); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(buf.Bytes()), nil
 }
 
 // Body is a response body already read into memory.
