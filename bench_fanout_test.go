@@ -9,13 +9,13 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/internal/batch"
 	"github.com/d19c4e34/itick/markettest"
 )
 
@@ -57,29 +57,19 @@ type fanOutQuote struct {
 // idealFanOut is the baseline: the fewest requests that carry the codes
 // (chunks of the plan's batch size), run by a fixed number of workers,
 // with net/http and encoding/json and nothing else.
-func idealFanOut(ctx context.Context, hc *http.Client, srv *markettest.Server, codes []string, batch, workers int) (map[string]fanOutQuote, error) {
+func idealFanOut(ctx context.Context, hc *http.Client, srv *markettest.Server, codes []string, size, workers int) (map[string]fanOutQuote, error) {
 	var chunks [][]string
-	for c := range slices.Chunk(codes, batch) {
+	for c := range slices.Chunk(codes, size) {
 		chunks = append(chunks, c)
 	}
 	results := make([]map[string]fanOutQuote, len(chunks))
-	errs := make([]error, len(chunks))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i], errs[i] = fanOutRequest(ctx, hc, srv, chunks[i])
-			}
-		}()
-	}
-	for i := range chunks {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	// The same worker pool as the SDK's, so only the request and its
+	// decoding differ.
+	errs := batch.Run(ctx, len(chunks), workers, func(ctx context.Context, i int) error {
+		var err error
+		results[i], err = fanOutRequest(ctx, hc, srv, chunks[i])
+		return err
+	})
 	merged := make(map[string]fanOutQuote, len(codes))
 	for i, r := range results {
 		if errs[i] != nil {

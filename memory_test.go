@@ -16,10 +16,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/d19c4e34/itick/internal/batch"
 
 	"golang.org/x/time/rate"
 )
@@ -152,23 +153,13 @@ func peakHeap(f func()) (peak, retained int64) {
 func baselineKlines(ctx context.Context, hc *http.Client, baseURL string, codes []string) (map[string][]plainKline, error) {
 	chunks := slices.Collect(slices.Chunk(codes, 10))
 	results := make([]map[string][]plainKline, len(chunks))
-	errs := make([]error, len(chunks))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i], errs[i] = baselineKlineChunk(ctx, hc, baseURL, chunks[i])
-			}
-		}()
-	}
-	for i := range chunks {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	// The same worker pool as the SDK's, so only the request and its
+	// decoding differ.
+	errs := batch.Run(ctx, len(chunks), 4, func(ctx context.Context, i int) error {
+		var err error
+		results[i], err = baselineKlineChunk(ctx, hc, baseURL, chunks[i])
+		return err
+	})
 	merged := make(map[string][]plainKline, len(codes))
 	for i, r := range results {
 		if errs[i] != nil {
