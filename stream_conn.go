@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/d19c4e34/itick/internal/wait"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -142,7 +143,7 @@ func (sh *shard) run(first *session) {
 	for {
 		if ss == nil {
 			if attempt > 0 || !lost.IsZero() {
-				if !sleepCtx(s.ctx, transport.Jitter(s.set.minBackoff, s.set.maxBackoff, attempt, rand.Float64())) {
+				if !wait.Sleep(s.ctx, transport.Jitter(s.set.minBackoff, s.set.maxBackoff, attempt, rand.Float64())) {
 					return
 				}
 			}
@@ -498,16 +499,4 @@ func (ss *session) close(graceful bool) {
 	}
 	ss.cancel(errConnLost)
 	<-ss.done
-}
-
-// sleepCtx waits d or until ctx ends, reporting whether it waited in full.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

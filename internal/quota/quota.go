@@ -5,6 +5,7 @@ package quota
 import (
 	"context"
 	"fmt"
+	"github.com/d19c4e34/itick/internal/wait"
 	"sync"
 	"time"
 )
@@ -41,14 +42,10 @@ func NewWithClock(n int, per time.Duration, now func() time.Time, sleep func(ctx
 
 // sleep waits d in real time unless ctx ends first.
 func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
+	if !wait.Sleep(ctx, d) {
 		return ctx.Err()
 	}
+	return nil
 }
 
 // Limit returns the quota as calls and window length.

@@ -3,6 +3,7 @@ package wssim
 import (
 	"context"
 	"encoding/json"
+	"github.com/d19c4e34/itick/internal/wait"
 	"strconv"
 	"strings"
 	"sync"
@@ -209,14 +210,14 @@ func (c *conn) push(ctx context.Context) {
 	var round []symbol
 	for {
 		if d := c.srv.cfg.PushInterval; d > 0 {
-			if !waitCtx(ctx, d) {
+			if !wait.Sleep(ctx, d) {
 				return
 			}
 		} else if ctx.Err() != nil {
 			return
 		}
 		if c.srv.paused.Load() || c.srv.silent.Load() {
-			if d := c.srv.cfg.PushInterval; d < 0 && !waitCtx(ctx, time.Millisecond) {
+			if d := c.srv.cfg.PushInterval; d < 0 && !wait.Sleep(ctx, time.Millisecond) {
 				return
 			}
 			continue
@@ -224,7 +225,7 @@ func (c *conn) push(ctx context.Context) {
 		c.mu.Lock()
 		round = append(round[:0], c.order...)
 		c.mu.Unlock()
-		if len(round) == 0 && c.srv.cfg.PushInterval < 0 && !waitCtx(ctx, time.Millisecond) {
+		if len(round) == 0 && c.srv.cfg.PushInterval < 0 && !wait.Sleep(ctx, time.Millisecond) {
 			return
 		}
 		for _, s := range round {

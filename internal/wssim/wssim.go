@@ -10,7 +10,6 @@
 package wssim
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"sync"
@@ -274,16 +273,4 @@ func (s *Server) Close() {
 	s.mu.Unlock()
 	s.DropAll()
 	s.wg.Wait()
-}
-
-// waitCtx sleeps for d or until ctx ends.
-func waitCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
