@@ -122,7 +122,7 @@ func newClient(token string, s *settings) *Client {
 	}
 	c.attempt = &transport.Attempt{
 		Base:    rt,
-		Host:    s.baseURL.Host,
+		Origin:  transport.OriginOf(s.baseURL),
 		Token:   token,
 		MaxBody: s.maxBody,
 		Timeout: base.Timeout,

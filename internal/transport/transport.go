@@ -29,12 +29,14 @@ type Limiter interface {
 }
 
 // Attempt is the RoundTripper every attempt goes through. It holds the token
-// and adds it only to requests for the configured host, so a redirect to
-// another host never carries it.
+// and adds it only to requests for the configured origin (scheme, host and
+// port), so a redirect to another host, to another port or from https to
+// http is followed without it, whatever redirect policy the http.Client
+// has: every hop of a redirect comes through here.
 type Attempt struct {
 	Base    http.RoundTripper
 	Limiter Limiter // nil: no client-side pacing
-	Host    string  // host:port that may receive the token
+	Origin  Origin  // the only origin that receives the token; zero: none
 	Token   string
 	MaxBody int64
 	// Timeout bounds one attempt from after its limiter wait to the end of
@@ -93,7 +95,7 @@ func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 		defer cancel()
 	}
 	out := req.Clone(ctx)
-	if a.Token != "" && req.URL.Host == a.Host {
+	if a.Token != "" && a.Origin.Host != "" && OriginOf(req.URL) == a.Origin {
 		out.Header.Set("token", a.Token)
 	} else {
 		out.Header.Del("token")
