@@ -12,11 +12,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/d19c4e34/itick/internal/redact"
 )
 
 // ErrBodyTooLarge reports a response body over the configured bound. It is
@@ -46,6 +46,8 @@ type Attempt struct {
 	Logger   *slog.Logger // nil: silent
 	bufPool  sync.Pool
 	attempts atomic.Int64
+	redOnce  sync.Once
+	red      *redact.Redactor
 }
 
 // String keeps the token out of any printed form of the transport.
@@ -243,8 +245,10 @@ func (a *Attempt) log(ctx context.Context, req *http.Request, attempt int, resp 
 	}
 	attrs := []slog.Attr{
 		slog.String("method", req.Method),
-		slog.String("path", a.redact(req.URL.Path)),
-		slog.String("query", a.redact(req.URL.RawQuery)),
+		// The path and query are the SDK's own unless a redirect chose
+		// them; a longer bound keeps a batch's codes readable.
+		slog.String("path", a.redactor().Bound(req.URL.Path, maxLoggedURL)),
+		slog.String("query", a.redactor().Bound(req.URL.RawQuery, maxLoggedURL)),
 		slog.Int("attempt", attempt),
 		slog.Duration("duration", d),
 	}
@@ -252,19 +256,20 @@ func (a *Attempt) log(ctx context.Context, req *http.Request, attempt int, resp 
 		attrs = append(attrs, slog.Int("status", resp.StatusCode), slog.Int64("bytes", resp.ContentLength))
 	}
 	if err != nil {
-		attrs = append(attrs, slog.String("error", a.redact(err.Error())))
+		attrs = append(attrs, slog.String("error", a.Redact(err.Error())))
 	}
 	a.Logger.LogAttrs(ctx, slog.LevelDebug, "itick request", attrs...)
 }
 
-// redact removes the token from text the service controls: a redirect can
-// put it in the URL of a later attempt.
-func (a *Attempt) redact(s string) string {
-	if a.Token == "" {
-		return s
-	}
-	for _, t := range [...]string{a.Token, url.QueryEscape(a.Token), url.PathEscape(a.Token)} {
-		s = strings.ReplaceAll(s, t, "[redacted]")
-	}
-	return s
+// Redact removes the token, in any form and any fragment of it long enough
+// to matter, from text the service controls (a message, a body, a URL it
+// redirected to), then cuts the text to redact.MaxText bytes.
+func (a *Attempt) Redact(s string) string { return a.redactor().String(s) }
+
+func (a *Attempt) redactor() *redact.Redactor {
+	a.redOnce.Do(func() { a.red = redact.New(a.Token) })
+	return a.red
 }
+
+// maxLoggedURL bounds the path and the query in a log line.
+const maxLoggedURL = 4 * redact.MaxText
