@@ -179,7 +179,11 @@ func isNil(v any) bool {
 }
 
 // WithMaxResponseBytes bounds a response body; a larger one is an error
-// (ErrResponseTooLarge) and is not retried.
+// (ErrResponseTooLarge) and is not retried. The bound counts decompressed
+// bytes. Reading a body costs its size, twice its size when its length is
+// not declared, and about the bound for one over it; the bodies over 1 MiB
+// that one Client holds at once stay within twice the bound, a call waiting
+// (as its context allows) for room.
 func WithMaxResponseBytes(n int64) Option {
 	return func(s *settings) error {
 		if n < 1 {
