@@ -61,7 +61,7 @@ func TestBoundCutsAfterRedacting(t *testing.T) {
 	t.Parallel()
 	r := New(secret)
 	for _, pad := range []string{"x", "é", "日本"} {
-		for off := 0; off < MaxText+len(secret)+8; off++ {
+		for off := MaxText - 2*len(secret) - 8; off < MaxText+8; off++ {
 			text := strings.Repeat(pad, off)[:off/len(pad)*len(pad)] + secret + strings.Repeat("y", 300)
 			got := r.String(text)
 			if frag := leaks(got); frag != "" {
@@ -93,7 +93,7 @@ func TestBoundKeepsShortTextAndLimitsLongText(t *testing.T) {
 	if got := r.String(huge); len(got) > MaxText || !strings.HasSuffix(got, Ellipsis) {
 		t.Errorf("8 MiB text became %d bytes", len(got))
 	}
-	if got := r.Bound(huge, 0); len(got) != len(huge) {
+	if got := r.Bound(huge[:1<<20], 0); len(got) != 1<<20 {
 		t.Errorf("Bound 0 cut to %d bytes", len(got))
 	}
 	if got := Truncate("abcdef", 5); got != "ab..." {
