@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -122,7 +123,7 @@ func newClient(token string, s *settings) *Client {
 	}
 	c.attempt = &transport.Attempt{
 		Base:    rt,
-		Host:    s.baseURL.Host,
+		Origin:  transport.OriginOf(s.baseURL),
 		Token:   token,
 		MaxBody: s.maxBody,
 		Timeout: base.Timeout,
@@ -228,19 +229,24 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) er
 }
 
 // redact removes the token from text that came from elsewhere, in case a
-// server or proxy echoes it back.
-func (c *Client) redact(s string) string {
-	if c.attempt.Token == "" || !strings.Contains(s, c.attempt.Token) {
-		return s
-	}
-	return strings.ReplaceAll(s, c.attempt.Token, "[redacted]")
-}
+// server or proxy echoes it back, then bounds the text (see
+// internal/redact: redaction runs before the cut, so no part shows).
+func (c *Client) redact(s string) string { return c.attempt.Redact(s) }
 
+// redactErr gives err a text without the token and with every part a
+// server chose bounded. A *url.Error keeps its shape (op, URL, cause),
+// with the URL, which a redirect may have chosen, and the cause bounded
+// apart, so a long URL cannot crowd out why the request failed.
 func (c *Client) redactErr(err error) error {
-	if msg := err.Error(); strings.Contains(msg, c.attempt.Token) {
-		return redactedError{msg: c.redact(msg), err: err}
+	orig := err.Error()
+	msg := c.redact(orig)
+	if ue, ok := err.(*url.Error); ok && ue.Err != nil {
+		msg = ue.Op + " " + strconv.Quote(c.redact(ue.URL)) + ": " + c.redact(ue.Err.Error())
 	}
-	return err
+	if msg == orig {
+		return err
+	}
+	return redactedError{msg: msg, err: err}
 }
 
 type redactedError struct {

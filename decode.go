@@ -28,7 +28,7 @@ func decodeResponse(path string, status int, header http.Header, body []byte, re
 	}
 	if err := decodeData(data, out); err != nil {
 		return &APIError{StatusCode: status, Path: path,
-			Message: redact(fmt.Sprintf("cannot decode data: %v", err))}
+			Message: serverText(fmt.Sprintf("cannot decode data: %v", err), redact)}
 	}
 	return nil
 }
@@ -90,7 +90,7 @@ func (n *integer) UnmarshalJSON(b []byte) error {
 	}
 	i, ok := intFromFloat(f)
 	if !ok {
-		return fmt.Errorf("itick: %s is not an integer", b)
+		return fmt.Errorf("itick: %s is not an integer", quoteValue(b))
 	}
 	*n = integer(i)
 	return nil
@@ -123,7 +123,7 @@ func (s *str) UnmarshalJSON(b []byte) error {
 		*s = str(b)
 		return nil
 	}
-	return fmt.Errorf("itick: %.20s is not a string", b)
+	return fmt.Errorf("itick: %s is not a string", quoteValue(b))
 }
 
 func (s str) MarshalJSON() ([]byte, error) { return json.Marshal(string(s)) }
@@ -138,7 +138,7 @@ func (v *boolean) UnmarshalJSON(b []byte) error {
 	case "false", `"false"`, "0", `"0"`, "null", `""`:
 		*v = false
 	default:
-		return fmt.Errorf("itick: %.20s is not a boolean", b)
+		return fmt.Errorf("itick: %s is not a boolean", quoteValue(b))
 	}
 	return nil
 }
@@ -161,7 +161,7 @@ func (t *millis) UnmarshalJSON(b []byte) error {
 	}
 	tt, ok := timeFromMillis(f)
 	if !ok {
-		return fmt.Errorf("itick: timestamp %s out of range", b)
+		return fmt.Errorf("itick: timestamp %s out of range", quoteValue(b))
 	}
 	*t = millis(tt)
 	return nil
@@ -184,7 +184,7 @@ func (t *seconds) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	if math.Abs(f) > maxUnixSeconds {
-		return fmt.Errorf("itick: timestamp %s out of range", b)
+		return fmt.Errorf("itick: timestamp %s out of range", quoteValue(b))
 	}
 	f = math.Floor(f)
 	if f == 0 {
@@ -212,7 +212,7 @@ func parseNumber(b []byte) (float64, error) {
 	}
 	if b[0] == '"' {
 		if len(b) < 2 || b[len(b)-1] != '"' {
-			return 0, fmt.Errorf("itick: %.20s is not a number", b)
+			return 0, fmt.Errorf("itick: %s is not a number", quoteValue(b))
 		}
 		b = bytes.TrimSpace(b[1 : len(b)-1])
 		if len(b) == 0 {
@@ -220,13 +220,27 @@ func parseNumber(b []byte) (float64, error) {
 		}
 	}
 	if !wire.IsNumberLiteral(b) {
-		return 0, fmt.Errorf("itick: %.20q is not a number", b)
+		return 0, fmt.Errorf("itick: %s is not a number", quoteValue(b))
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
 	if err != nil || math.IsInf(f, 0) {
-		return 0, fmt.Errorf("itick: %.20q is not a finite number", b)
+		return 0, fmt.Errorf("itick: %s is not a finite number", quoteValue(b))
 	}
 	return f, nil
+}
+
+// maxQuoted is the longest value an error quotes. A value is quoted whole
+// or not at all: a cut could split a token the server echoed, leaving a
+// part that redaction, which runs on the whole error text, cannot find.
+const maxQuoted = 64
+
+// quoteValue quotes a value the service sent for an error message, or
+// gives only its size when it is long.
+func quoteValue(b []byte) string {
+	if len(b) > maxQuoted {
+		return fmt.Sprintf("a %d-byte value", len(b))
+	}
+	return strconv.Quote(string(b))
 }
 
 // intFromFloat is the integer type's rule: a whole number within ±2^53.

@@ -194,7 +194,7 @@ func fastResponse(path string, status int, header http.Header, body []byte, reda
 	}
 	if err := decodeData(data, out); err != nil {
 		return false, &APIError{StatusCode: status, Path: path,
-			Message: redact(fmt.Sprintf("cannot decode data: %v", err))}
+			Message: serverText(fmt.Sprintf("cannot decode data: %v", err), redact)}
 	}
 	return false, nil
 }

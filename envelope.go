@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	redactpkg "github.com/d19c4e34/itick/internal/redact"
 	"github.com/d19c4e34/itick/internal/transport"
 	"github.com/d19c4e34/itick/internal/wire"
 )
@@ -48,7 +48,7 @@ func checkEnvelope(path string, status int, header http.Header, body []byte, red
 		return &e
 	}
 	if parseErr != nil {
-		apiErr.Message = redact(describeBody(body, parseErr))
+		apiErr.Message = serverText(describeBody(body, parseErr, redact), redact)
 		return nil, fail()
 	}
 	if env.Code != nil {
@@ -56,13 +56,13 @@ func checkEnvelope(path string, status int, header http.Header, body []byte, red
 	}
 	switch {
 	case env.Msg != nil && *env.Msg != "":
-		apiErr.Message = redact(string(*env.Msg))
+		apiErr.Message = serverText(string(*env.Msg), redact)
 	case env.Message != nil:
-		apiErr.Message = redact(string(*env.Message))
+		apiErr.Message = serverText(string(*env.Message), redact)
 	}
 	if status < 200 || status > 299 {
 		if apiErr.Message == "" && env.Code == nil {
-			apiErr.Message = redact(describeBody(body, nil))
+			apiErr.Message = serverText(describeBody(body, nil, redact), redact)
 		}
 		return nil, fail()
 	}
@@ -193,23 +193,52 @@ func readMsg(d *wire.Decoder) (set bool, s str, err error) {
 	return true, str(b), nil
 }
 
-// describeBody names what was wrong with a body that is not an envelope,
-// quoting a short, printable prefix of it.
-func describeBody(body []byte, err error) string {
-	const max = 120
-	snippet := bytes.TrimSpace(body)
-	if len(snippet) > max {
-		snippet = snippet[:max]
-		for len(snippet) > 0 && !utf8.Valid(snippet) {
-			snippet = snippet[:len(snippet)-1]
+// serverText makes text from the service fit for an error: redact removes
+// the token and cuts the text to its bound (redact.MaxText), in that order.
+// If the cut took away one of the texts APIError.Is and the success rule
+// look for, that text is put back at the end, so a long message is
+// classified as the whole of it would be.
+func serverText(raw string, redact func(string) string) string {
+	m := redactpkg.Truncate(redact(raw), redactpkg.MaxText)
+	if len(raw) <= len(m) {
+		return m
+	}
+	lower := strings.ToLower(raw)
+	for _, t := range classTexts {
+		if strings.Contains(lower, t) && !strings.Contains(strings.ToLower(m), t) {
+			return redactpkg.Truncate(m, redactpkg.MaxText-len(t)-3) + " [" + t + "]"
 		}
+	}
+	return m
+}
+
+// classTexts are the texts in a message that decide which sentinel an
+// APIError matches, or that the response failed.
+var classTexts = []string{
+	"e001", "not found this produce",
+	"e002", "auth failed", "invalid api key", "unauthorized",
+	"e003", "exceeding the maximum",
+}
+
+// describeWindow is how much of a body describeBody hands to redact: far
+// more than the bound, so a token near the bound is seen whole, without
+// copying a body of many megabytes into a string.
+const describeWindow = 64 << 10
+
+// describeBody names what was wrong with a body that is not an envelope,
+// quoting a printable prefix of it. The prefix is redacted before it is
+// cut to its bound, so a token the body echoes cannot show in part.
+func describeBody(body []byte, err error, redact func(string) string) string {
+	snippet := bytes.TrimSpace(body)
+	if len(snippet) > describeWindow {
+		snippet = snippet[:describeWindow]
 	}
 	text := strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return ' '
 		}
 		return r
-	}, string(snippet))
+	}, redactpkg.Truncate(redact(string(snippet)), redactpkg.MaxText))
 	switch {
 	case len(body) == 0:
 		return "empty response body"

@@ -66,6 +66,8 @@ func defaultSettings() *settings {
 
 // WithBaseURL sets the service's address, for accounts given their own
 // host. It must be an absolute http or https URL; a path prefix is kept.
+// Its origin (scheme, host and port) is the only one that receives the
+// token.
 func WithBaseURL(rawURL string) Option {
 	return func(s *settings) error {
 		u, err := parseBaseURL(rawURL)
@@ -97,8 +99,10 @@ func parseBaseURL(rawURL string) (*url.URL, error) {
 }
 
 // WithHTTPClient sets the http.Client underneath the retries and the rate
-// limiter. Its Transport, Jar and Timeout are used; redirects to another
-// host never carry the token.
+// limiter. Its Transport, Jar, CheckRedirect and Timeout are used. Whatever
+// its redirect policy, the token goes only to the base URL's origin (scheme,
+// host and port, default ports normalised): a redirect to another origin,
+// or from https to http, is followed without the token.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(s *settings) error {
 		if hc == nil {
@@ -175,7 +179,11 @@ func isNil(v any) bool {
 }
 
 // WithMaxResponseBytes bounds a response body; a larger one is an error
-// (ErrResponseTooLarge) and is not retried.
+// (ErrResponseTooLarge) and is not retried. The bound counts decompressed
+// bytes. Reading a body costs its size, twice its size when its length is
+// not declared, and about the bound for one over it; the bodies over 1 MiB
+// that one Client holds at once stay within twice the bound, a call waiting
+// (as its context allows) for room.
 func WithMaxResponseBytes(n int64) Option {
 	return func(s *settings) error {
 		if n < 1 {

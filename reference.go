@@ -158,7 +158,7 @@ func (h *Holiday) UnmarshalJSON(b []byte) error {
 	if ey := strings.TrimSpace(string(w.Ey)); ey != "" {
 		y, err := strconv.Atoi(ey)
 		if err != nil {
-			return fmt.Errorf("itick: holiday year %q is not a number", ey)
+			return fmt.Errorf("itick: holiday year %s is not a number", quoteValue([]byte(ey)))
 		}
 		year = y
 	}
@@ -197,7 +197,7 @@ func (d *dateList) UnmarshalJSON(b []byte) error {
 	}
 	var raw []str
 	if err := json.Unmarshal(b, &raw); err != nil {
-		return fmt.Errorf("itick: holiday dates %.40q are not a list: %w", b, err)
+		return fmt.Errorf("itick: holiday dates %s are not a list: %w", quoteValue(b), err)
 	}
 	if len(raw) == 0 {
 		*d = nil
@@ -233,7 +233,7 @@ func parseDate(s string) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("itick: %q is not a date", s)
+	return time.Time{}, fmt.Errorf("itick: %s is not a date", quoteValue([]byte(s)))
 }
 
 // MarketState is a market's trading session, the s field of the market

@@ -5,18 +5,16 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/d19c4e34/itick/internal/redact"
 )
 
 // ErrBodyTooLarge reports a response body over the configured bound. It is
@@ -29,12 +27,14 @@ type Limiter interface {
 }
 
 // Attempt is the RoundTripper every attempt goes through. It holds the token
-// and adds it only to requests for the configured host, so a redirect to
-// another host never carries it.
+// and adds it only to requests for the configured origin (scheme, host and
+// port), so a redirect to another host, to another port or from https to
+// http is followed without it, whatever redirect policy the http.Client
+// has: every hop of a redirect comes through here.
 type Attempt struct {
 	Base    http.RoundTripper
 	Limiter Limiter // nil: no client-side pacing
-	Host    string  // host:port that may receive the token
+	Origin  Origin  // the only origin that receives the token; zero: none
 	Token   string
 	MaxBody int64
 	// Timeout bounds one attempt from after its limiter wait to the end of
@@ -42,8 +42,12 @@ type Attempt struct {
 	// spent for the minute), so it must not eat into the attempt's time.
 	Timeout  time.Duration
 	Logger   *slog.Logger // nil: silent
-	bufPool  sync.Pool
+	bufPool  sync.Pool    // first blocks of bodies of unknown length
 	attempts atomic.Int64
+	redOnce  sync.Once
+	red      *redact.Redactor
+	budOnce  sync.Once
+	budget   *budget // nil: no shared bound (see body.go)
 }
 
 // String keeps the token out of any printed form of the transport.
@@ -93,7 +97,7 @@ func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 		defer cancel()
 	}
 	out := req.Clone(ctx)
-	if a.Token != "" && req.URL.Host == a.Host {
+	if a.Token != "" && a.Origin.Host != "" && OriginOf(req.URL) == a.Origin {
 		out.Header.Set("token", a.Token)
 	} else {
 		out.Header.Del("token")
@@ -102,7 +106,7 @@ func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now()
 	resp, err := a.Base.RoundTrip(out)
 	if err == nil {
-		err = a.buffer(resp)
+		err = a.buffer(ctx, resp)
 	}
 	a.log(ctx, req, attempt, resp, err, time.Since(start))
 	if err != nil {
@@ -146,103 +150,16 @@ func (e *LimiterError) Error() string { return "itick: rate limiter: " + e.Err.E
 // Unwrap returns the limiter's own error.
 func (e *LimiterError) Unwrap() error { return e.Err }
 
-// buffer reads the whole body inside the attempt, so a connection that dies
-// mid-body is a transport error the retry policy sees, and a body over the
-// bound is refused before it can exhaust memory.
-func (a *Attempt) buffer(resp *http.Response) error {
-	defer resp.Body.Close()
-	if a.MaxBody > 0 && resp.ContentLength > a.MaxBody {
-		return fmt.Errorf("%w: Content-Length %d > %d bytes", ErrBodyTooLarge, resp.ContentLength, a.MaxBody)
-	}
-	var r io.Reader = resp.Body
-	if a.MaxBody > 0 {
-		r = io.LimitReader(resp.Body, a.MaxBody+1)
-	}
-	var body []byte
-	var err error
-	if resp.ContentLength > 0 {
-		body, err = readSized(r, resp.ContentLength)
-	} else {
-		body, err = a.readPooled(r)
-	}
-	if err != nil {
-		return fmt.Errorf("itick: reading response body: %w", err)
-	}
-	if a.MaxBody > 0 && int64(len(body)) > a.MaxBody {
-		return fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, a.MaxBody)
-	}
-	resp.Body = &Body{Reader: bytes.NewReader(body), b: body}
-	resp.ContentLength = int64(len(body))
-	return nil
-}
-
-// readSized reads r to its end into one allocation sized for the declared
-// length n, with a spare byte so that the read reporting the end needs no
-// more room. A body longer than declared still arrives whole.
-func readSized(r io.Reader, n int64) ([]byte, error) {
-	b := make([]byte, 0, n+1)
-	for {
-		m, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+m]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-	}
-}
-
-// readPooled reads a body of unknown length through a pooled buffer and
-// returns a copy of exactly its size.
-func (a *Attempt) readPooled(r io.Reader) ([]byte, error) {
-	buf := a.getBuf()
-	defer a.putBuf(buf)
-	if _, err := buf.ReadFrom(r); err != nil {
-		return nil, err
-	}
-	return bytes.Clone(buf.Bytes()), nil
-}
-
-// Body is a response body already read into memory.
-type Body struct {
-	*bytes.Reader
-	b []byte
-}
-
-// Bytes returns the whole body without copying it.
-func (b *Body) Bytes() []byte { return b.b }
-
-// Close implements io.Closer.
-func (b *Body) Close() error { return nil }
-
-const maxPooledBuf = 1 << 20
-
-func (a *Attempt) getBuf() *bytes.Buffer {
-	if b, ok := a.bufPool.Get().(*bytes.Buffer); ok {
-		b.Reset()
-		return b
-	}
-	return new(bytes.Buffer)
-}
-
-func (a *Attempt) putBuf(b *bytes.Buffer) {
-	if b.Cap() <= maxPooledBuf {
-		a.bufPool.Put(b)
-	}
-}
-
 func (a *Attempt) log(ctx context.Context, req *http.Request, attempt int, resp *http.Response, err error, d time.Duration) {
 	if a.Logger == nil || !a.Logger.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
 	attrs := []slog.Attr{
 		slog.String("method", req.Method),
-		slog.String("path", a.redact(req.URL.Path)),
-		slog.String("query", a.redact(req.URL.RawQuery)),
+		// The path and query are the SDK's own unless a redirect chose
+		// them; a longer bound keeps a batch's codes readable.
+		slog.String("path", a.redactor().Bound(req.URL.Path, maxLoggedURL)),
+		slog.String("query", a.redactor().Bound(req.URL.RawQuery, maxLoggedURL)),
 		slog.Int("attempt", attempt),
 		slog.Duration("duration", d),
 	}
@@ -250,19 +167,20 @@ func (a *Attempt) log(ctx context.Context, req *http.Request, attempt int, resp 
 		attrs = append(attrs, slog.Int("status", resp.StatusCode), slog.Int64("bytes", resp.ContentLength))
 	}
 	if err != nil {
-		attrs = append(attrs, slog.String("error", a.redact(err.Error())))
+		attrs = append(attrs, slog.String("error", a.Redact(err.Error())))
 	}
 	a.Logger.LogAttrs(ctx, slog.LevelDebug, "itick request", attrs...)
 }
 
-// redact removes the token from text the service controls: a redirect can
-// put it in the URL of a later attempt.
-func (a *Attempt) redact(s string) string {
-	if a.Token == "" {
-		return s
-	}
-	for _, t := range [...]string{a.Token, url.QueryEscape(a.Token), url.PathEscape(a.Token)} {
-		s = strings.ReplaceAll(s, t, "[redacted]")
-	}
-	return s
+// Redact removes the token, in any form and any fragment of it long enough
+// to matter, from text the service controls (a message, a body, a URL it
+// redirected to), then cuts the text to redact.MaxText bytes.
+func (a *Attempt) Redact(s string) string { return a.redactor().String(s) }
+
+func (a *Attempt) redactor() *redact.Redactor {
+	a.redOnce.Do(func() { a.red = redact.New(a.Token) })
+	return a.red
 }
+
+// maxLoggedURL bounds the path and the query in a log line.
+const maxLoggedURL = 4 * redact.MaxText

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -220,7 +221,7 @@ func get(t *testing.T, ctx context.Context, a *Attempt, url string) (*http.Respo
 func TestAttempt_TokenOnlyToItsHost(t *testing.T) {
 	t.Parallel()
 	rt := &fakeRT{status: 200, body: "{}"}
-	a := &Attempt{Base: rt, Host: "api.itick.org", Token: "secret"}
+	a := &Attempt{Base: rt, Origin: OriginOf(&url.URL{Scheme: "https", Host: "api.itick.org"}), Token: "secret"}
 	if _, err := get(t, context.Background(), a, "https://api.itick.org/stock/quotes"); err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestAttempt_BodyBound(t *testing.T) {
 	t.Parallel()
 	for _, noLen := range []bool{false, true} {
 		rt := &fakeRT{status: 200, body: strings.Repeat("x", 101), noLen: noLen}
-		a := &Attempt{Base: rt, Host: "h", MaxBody: 100}
+		a := &Attempt{Base: rt, MaxBody: 100}
 		if _, err := get(t, context.Background(), a, "https://h/x"); !errors.Is(err, ErrBodyTooLarge) {
 			t.Errorf("noLen %v: err = %v, want ErrBodyTooLarge", noLen, err)
 		}
@@ -296,7 +297,7 @@ func TestAttempt_LimiterErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { // not parallel: the contexts end with the parent
 			rt := &fakeRT{status: 200, body: "{}"}
-			a := &Attempt{Base: rt, Host: "h", Limiter: tc.lim}
+			a := &Attempt{Base: rt, Limiter: tc.lim}
 			_, err := get(t, tc.ctx, a, "https://h/x")
 			if !errors.Is(err, tc.want) {
 				t.Errorf("err = %v, want %v", err, tc.want)
@@ -315,7 +316,7 @@ func TestAttempt_LogLine(t *testing.T) {
 	var buf bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	rt := &fakeRT{err: errors.New("dial tcp: token secret rejected")}
-	a := &Attempt{Base: rt, Host: "h", Token: "secret", Logger: logger}
+	a := &Attempt{Base: rt, Token: "secret", Logger: logger}
 	var n atomic.Int32
 	ctx := WithAttemptCounter(context.Background(), &n)
 	for range 2 {

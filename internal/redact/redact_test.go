@@ -1,0 +1,129 @@
+package redact
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+const secret = "tok-7f3a9c-SECRET-d41d8c/x y"
+
+// leaks returns the first run of MinFragment bytes of secret found in s.
+func leaks(s string) string {
+	for i := 0; i+MinFragment <= len(secret); i++ {
+		if frag := secret[i : i+MinFragment]; strings.Contains(s, frag) {
+			return frag
+		}
+	}
+	return ""
+}
+
+func TestStringRemovesEveryForm(t *testing.T) {
+	t.Parallel()
+	r := New(secret)
+	jsonEscaped := ""
+	for _, c := range []byte(secret) {
+		jsonEscaped += `\u00` + strings.ToUpper(string("0123456789abcdef"[c>>4])) + string("0123456789abcdef"[c&15])
+	}
+	forms := map[string]string{
+		"raw":          secret,
+		"query":        url.QueryEscape(secret),
+		"path":         url.PathEscape(secret),
+		"lower hex":    strings.ToLower(url.PathEscape(secret)),
+		"all escaped":  strings.ReplaceAll(url.QueryEscape(secret), "-", "%2D"),
+		"json unicode": jsonEscaped,
+		"json slash":   strings.ReplaceAll(secret, "/", `\/`),
+		"prefix":       secret[:12],
+		"suffix":       secret[len(secret)-10:],
+		"middle":       secret[5:15],
+	}
+	for name, form := range forms {
+		for _, text := range []string{form, "token " + form + " refused", `{"msg":"` + form + `"}`} {
+			got := r.String(text)
+			if frag := leaks(got); frag != "" || strings.Contains(got, form) {
+				t.Errorf("%s: %q -> %q leaks %q", name, text, got, frag)
+			}
+			if !strings.Contains(got, Placeholder) {
+				t.Errorf("%s: %q -> %q has no placeholder", name, text, got)
+			}
+		}
+	}
+	if got := r.String("nothing secret here: tok-7f3 and 9c"); got != "nothing secret here: tok-7f3 and 9c" {
+		t.Errorf("short runs changed: %q", got)
+	}
+}
+
+// TestBoundCutsAfterRedacting: whatever the offset of the secret relative
+// to the bound, no part of it survives, and the result is within the bound
+// and valid UTF-8.
+func TestBoundCutsAfterRedacting(t *testing.T) {
+	t.Parallel()
+	r := New(secret)
+	for _, pad := range []string{"x", "é", "日本"} {
+		for off := MaxText - 2*len(secret) - 8; off < MaxText+8; off++ {
+			text := strings.Repeat(pad, off)[:off/len(pad)*len(pad)] + secret + strings.Repeat("y", 300)
+			got := r.String(text)
+			if frag := leaks(got); frag != "" {
+				t.Fatalf("offset %d: %q leaks %q", off, got, frag)
+			}
+			if len(got) > MaxText {
+				t.Fatalf("offset %d: %d bytes, over %d", off, len(got), MaxText)
+			}
+			if !utf8.ValidString(got) {
+				t.Fatalf("offset %d: invalid UTF-8 %q", off, got)
+			}
+			if !strings.HasSuffix(got, Ellipsis) {
+				t.Fatalf("offset %d: cut not marked: %q", off, got)
+			}
+			if b := r.Bytes([]byte(text)); b != got {
+				t.Fatalf("offset %d: Bytes %q != String %q", off, b, got)
+			}
+		}
+	}
+}
+
+func TestBoundKeepsShortTextAndLimitsLongText(t *testing.T) {
+	t.Parallel()
+	r := New(secret)
+	if got := r.String("auth failed"); got != "auth failed" {
+		t.Errorf("got %q", got)
+	}
+	huge := strings.Repeat("a", 8<<20)
+	if got := r.String(huge); len(got) > MaxText || !strings.HasSuffix(got, Ellipsis) {
+		t.Errorf("8 MiB text became %d bytes", len(got))
+	}
+	if got := r.Bound(huge[:1<<20], 0); len(got) != 1<<20 {
+		t.Errorf("Bound 0 cut to %d bytes", len(got))
+	}
+	if got := Truncate("abcdef", 5); got != "ab..." {
+		t.Errorf("Truncate = %q", got)
+	}
+	var nilR *Redactor
+	if got := nilR.String(secret); got != secret {
+		t.Errorf("nil Redactor changed text: %q", got)
+	}
+	if got := New("").String(secret); got != secret {
+		t.Errorf("empty secret changed text: %q", got)
+	}
+}
+
+// TestBytesReadsOnlyWhatTheBoundNeeds: describing a huge body allocates
+// about the bound, not the body.
+func TestBytesReadsOnlyWhatTheBoundNeeds(t *testing.T) {
+	r := New(secret)
+	body := []byte(strings.Repeat(secret+"!", 1<<16))
+	allocs := testing.AllocsPerRun(10, func() { _ = r.Bytes(body) })
+	if allocs > 4 {
+		t.Errorf("%v allocations", allocs)
+	}
+}
+
+func BenchmarkString(b *testing.B) {
+	r := New(secret)
+	text := strings.Repeat("response is not a JSON envelope ", 10)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = r.String(text)
+	}
+}
