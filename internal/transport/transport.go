@@ -44,6 +44,11 @@ type Attempt struct {
 	Logger   *slog.Logger // nil: silent
 	bufPool  sync.Pool
 	attempts atomic.Int64
+
+	// Counters for Counters; each attempt adds to them at most once.
+	rateLimited atomic.Int64
+	bytesRead   atomic.Int64
+	limiterWait atomic.Int64 // nanoseconds
 }
 
 // String keeps the token out of any printed form of the transport.
@@ -54,6 +59,24 @@ func (a *Attempt) GoString() string { return "itick.transport" }
 
 // Attempts is how many attempts have gone through this transport.
 func (a *Attempt) Attempts() int64 { return a.attempts.Load() }
+
+// Counters is what a transport has counted since it was made.
+type Counters struct {
+	Attempts    int64         // attempts sent, after their limiter wait
+	RateLimited int64         // responses with HTTP status 429
+	BytesRead   int64         // response body bytes read, over all attempts
+	LimiterWait time.Duration // time spent in the limiter's Wait, over all attempts
+}
+
+// Counters returns the counters. Each is read atomically, not all at once.
+func (a *Attempt) Counters() Counters {
+	return Counters{
+		Attempts:    a.attempts.Load(),
+		RateLimited: a.rateLimited.Load(),
+		BytesRead:   a.bytesRead.Load(),
+		LimiterWait: time.Duration(a.limiterWait.Load()),
+	}
+}
 
 type attemptKey struct{}
 
@@ -76,7 +99,15 @@ func WithBodySink(ctx context.Context, b *[]byte) context.Context {
 // RoundTrip implements http.RoundTripper.
 func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	if err := a.wait(ctx); err != nil {
+	var waitStart time.Time
+	if a.Limiter != nil {
+		waitStart = time.Now()
+	}
+	err := a.wait(ctx)
+	if a.Limiter != nil {
+		a.limiterWait.Add(int64(time.Since(waitStart)))
+	}
+	if err != nil {
 		return nil, err
 	}
 	attempt := 0
@@ -102,6 +133,9 @@ func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now()
 	resp, err := a.Base.RoundTrip(out)
 	if err == nil {
+		if resp.StatusCode == http.StatusTooManyRequests {
+			a.rateLimited.Add(1)
+		}
 		err = a.buffer(resp)
 	}
 	a.log(ctx, req, attempt, resp, err, time.Since(start))
@@ -168,6 +202,7 @@ func (a *Attempt) buffer(resp *http.Response) error {
 	if err != nil {
 		return fmt.Errorf("itick: reading response body: %w", err)
 	}
+	a.bytesRead.Add(int64(len(body)))
 	if a.MaxBody > 0 && int64(len(body)) > a.MaxBody {
 		return fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, a.MaxBody)
 	}
