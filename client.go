@@ -49,6 +49,7 @@ type Client struct {
 	batchSize   int
 	concurrency int
 	userAgent   string
+	stats       *clientStats // a pointer: Client's value methods must not copy atomics
 }
 
 // NewClient returns a client that sends token with every request. An empty
@@ -101,6 +102,7 @@ func newClient(token string, s *settings) *Client {
 		batchSize:   s.batchSize,
 		concurrency: s.concurrency,
 		userAgent:   "itick-go/" + Version,
+		stats:       new(clientStats),
 	}
 	if c.batchSize == 0 {
 		c.batchSize = s.plan.BatchSize()
@@ -193,12 +195,33 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) er
 	if err := checkContext(ctx); err != nil {
 		return err
 	}
+	r, err := c.fetch(ctx, path, q)
+	if err == nil {
+		err = decodeResponse(path, r.status, r.header, r.body, c.redact, out)
+	}
+	c.stats.end(err)
+	return err
+}
+
+// response is what fetch brings back: the final attempt's status, headers
+// and whole body.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// fetch sends one GET of path (escaped form) with q under the retry policy
+// and returns the final response, whatever its status. It is the request
+// path of every call, typed or not.
+func (c *Client) fetch(ctx context.Context, path string, q url.Values) (response, error) {
+	c.stats.requests.Add(1)
 	u := *c.baseURL
 	u.Path = c.baseURL.Path + path
 	if strings.Contains(path, "%") {
 		raw, err := url.PathUnescape(path)
 		if err != nil {
-			return fmt.Errorf("itick: GET %s: %w", path, err)
+			return response{}, fmt.Errorf("itick: GET %s: %w", path, err)
 		}
 		u.Path = c.baseURL.Path + raw
 		u.RawPath = c.baseURL.EscapedPath() + path
@@ -210,22 +233,25 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) er
 	ctx = transport.WithBodySink(transport.WithAttemptCounter(ctx, &attempts), &body)
 	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return fmt.Errorf("itick: GET %s: %w", path, err)
+		return response{}, fmt.Errorf("itick: GET %s: %w", path, err)
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
 
 	resp, err := c.rc.Do(req)
+	if n := attempts.Load(); n > 1 {
+		c.stats.retries.Add(int64(n - 1))
+	}
 	if resp != nil && resp.Body != nil {
 		defer resp.Body.Close()
 	}
 	if err != nil {
-		return fmt.Errorf("itick: GET %s: %w", path, c.redactErr(err))
+		return response{}, fmt.Errorf("itick: GET %s: %w", path, c.redactErr(err))
 	}
 	if body == nil || int64(len(body)) != resp.ContentLength {
 		body, _ = readAll(resp)
 	}
-	return decodeResponse(path, resp.StatusCode, resp.Header, body, c.redact, out)
+	return response{resp.StatusCode, resp.Header, body}, nil
 }
 
 // redact removes the token from text that came from elsewhere, in case a

@@ -8,7 +8,8 @@
 // crypto volumes and order counts, placeholder fund and index levels,
 // futures levels without a price, crypto, forex and index quotes without
 // p, ch and chp, news pt as a number, split pages and news cursors.
-// Besides market data it serves the reference endpoints: the symbol list,
+// Besides market data it serves the reference endpoints: the symbol list
+// (and /symbol/info, which the SDK does not model, for Client.Get),
 // holiday calendars, market status computed from each market's hours in
 // its own time zone on the server's clock, company profiles, IPO pages and
 // news articles by id.

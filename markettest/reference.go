@@ -162,6 +162,20 @@ func serveSymbols(c *call) (any, error) {
 	return out, nil
 }
 
+// serveSymbolInfo answers /symbol/info, which one official demo calls and
+// no page documents: the SDK does not model it. Its data is taken to be the
+// symbol's /symbol/list entry (inferred); an unlisted code is not found.
+func serveSymbolInfo(c *call) (any, error) {
+	data, err := serveSymbols(c)
+	if err != nil {
+		return nil, err
+	}
+	if list := data.([]symbolWire); len(list) > 0 {
+		return list[0], nil
+	}
+	return nil, notFound()
+}
+
 var industries = [][2]string{
 	{"Technology", "Consumer Electronics"}, {"Technology", "Software - Infrastructure"},
 	{"Communication Services", "Internet Content & Information"}, {"Consumer Cyclical", "Internet Retail"},

@@ -235,6 +235,23 @@ func TestSymbolList(t *testing.T) {
 	}
 }
 
+func TestSymbolInfo(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	body := string(get(t, srv, "/symbol/info?type=stock&region=US&code=AAPL", srv.Token).body)
+	if want := `"data":{"c":"AAPL","n":"Apple Inc.","t":"stock","e":"NASDAQ","s":null,"l":"Apple"}`; !strings.Contains(body, want) {
+		t.Errorf("body %s lacks %s", body, want)
+	}
+	env := decodeEnvelope(t, get(t, srv, "/symbol/info?type=stock&region=US&code=NOPE", srv.Token))
+	if env.Code != markettest.CodeNotFound || env.Msg == nil || *env.Msg != markettest.MsgNotFound {
+		t.Errorf("an unknown code: %d %v, want the E001 refusal", env.Code, env.Msg)
+	}
+	env = decodeEnvelope(t, get(t, srv, "/symbol/info?type=stock&region=US", srv.Token))
+	if env.Code != markettest.CodeBadRequest {
+		t.Errorf("no code: code %d, want %d", env.Code, markettest.CodeBadRequest)
+	}
+}
+
 func TestStockInfo(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, markettest.WithClock(func() time.Time { return fixedNow }))

@@ -74,6 +74,7 @@ var routes = []route{
 	{"/stock/info", Stock, "type,region,code", false, serveStockInfo},
 	{"/stock/ipo", Stock, "type,region", true, serveIPO},
 	{"/symbol/list", "", "type,region", false, serveSymbols},
+	{"/symbol/info", "", "type,region,code", false, serveSymbolInfo},
 	{"/symbol/v2/holidays", "", "", true, serveHolidays},
 	{"/symbol/holidays", "", "", true, serveHolidays},
 	{"/market/status", "", "code", false, serveMarketStatus},

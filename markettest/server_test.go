@@ -131,6 +131,7 @@ var validQueries = map[string]string{
 	"/indices/tick":       "region=GB&code=HSI",
 	"/indices/ticks":      "region=GB&codes=HSI,SPX",
 	"/symbol/list":        "type=stock&region=SG",
+	"/symbol/info":        "type=stock&region=HK&code=700",
 	"/symbol/v2/holidays": "",
 	"/symbol/holidays":    "",
 	"/market/status":      "code=HK",
@@ -141,6 +142,7 @@ var validQueries = map[string]string{
 var seedFree = map[string]bool{
 	"/fund/depths": true, "/indices/depths": true, "/fund/depth": true, "/indices/depth": true,
 	"/market/status": true, "/symbol/v2/holidays": true, "/symbol/holidays": true,
+	"/symbol/info": true, // a curated listing
 }
 
 // msgOK are the routes whose envelope msg is "ok".

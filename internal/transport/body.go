@@ -174,6 +174,7 @@ func (a *Attempt) buffer(ctx context.Context, resp *http.Response) (err error) {
 	if err != nil {
 		return err
 	}
+	a.bytesRead.Add(int64(len(body)))
 	res.keep(int64(len(body)))
 	resp.Body = &Body{Reader: bytes.NewReader(body), b: body, res: res}
 	resp.ContentLength = int64(len(body))

@@ -48,6 +48,11 @@ type Attempt struct {
 	red      *redact.Redactor
 	budOnce  sync.Once
 	budget   *budget // nil: no shared bound (see body.go)
+
+	// Counters for Counters; each attempt adds to them at most once.
+	rateLimited atomic.Int64
+	bytesRead   atomic.Int64
+	limiterWait atomic.Int64 // nanoseconds
 }
 
 // String keeps the token out of any printed form of the transport.
@@ -58,6 +63,24 @@ func (a *Attempt) GoString() string { return "itick.transport" }
 
 // Attempts is how many attempts have gone through this transport.
 func (a *Attempt) Attempts() int64 { return a.attempts.Load() }
+
+// Counters is what a transport has counted since it was made.
+type Counters struct {
+	Attempts    int64         // attempts sent, after their limiter wait
+	RateLimited int64         // responses with HTTP status 429
+	BytesRead   int64         // response body bytes read, over all attempts
+	LimiterWait time.Duration // time spent in the limiter's Wait, over all attempts
+}
+
+// Counters returns the counters. Each is read atomically, not all at once.
+func (a *Attempt) Counters() Counters {
+	return Counters{
+		Attempts:    a.attempts.Load(),
+		RateLimited: a.rateLimited.Load(),
+		BytesRead:   a.bytesRead.Load(),
+		LimiterWait: time.Duration(a.limiterWait.Load()),
+	}
+}
 
 type attemptKey struct{}
 
@@ -80,7 +103,15 @@ func WithBodySink(ctx context.Context, b *[]byte) context.Context {
 // RoundTrip implements http.RoundTripper.
 func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	if err := a.wait(ctx); err != nil {
+	var waitStart time.Time
+	if a.Limiter != nil {
+		waitStart = time.Now()
+	}
+	err := a.wait(ctx)
+	if a.Limiter != nil {
+		a.limiterWait.Add(int64(time.Since(waitStart)))
+	}
+	if err != nil {
 		return nil, err
 	}
 	attempt := 0
@@ -106,6 +137,9 @@ func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now()
 	resp, err := a.Base.RoundTrip(out)
 	if err == nil {
+		if resp.StatusCode == http.StatusTooManyRequests {
+			a.rateLimited.Add(1)
+		}
 		err = a.buffer(ctx, resp)
 	}
 	a.log(ctx, req, attempt, resp, err, time.Since(start))

@@ -1,0 +1,121 @@
+package itick
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"reflect"
+	"strings"
+)
+
+// Get calls an endpoint the SDK does not model, under every rule of the
+// typed calls: the rate limiter, retries and Retry-After, the success rule,
+// the response size bound, token redaction and logging. It decodes the
+// envelope's data into out as encoding/json would (a *json.RawMessage
+// takes the bytes as they are); a nil out discards the data, and the call
+// still fails as any typed call would.
+//
+// path is the endpoint's path, such as "/stock/quote", joined to the base
+// URL's own path; it is in escaped form, as it appears in a URL. The query
+// string goes in query, which may be nil. A path that is empty or relative,
+// or that carries a scheme, a host, '?', '#', a backslash, an empty segment
+// other than a trailing slash, or a segment that decodes to "." or ".." or
+// contains an encoded '/' or '\' (however many times it was
+// percent-encoded), is an error matching ErrInvalidArgument, and nothing is
+// sent: servers and proxies disagree on how they read such paths, and the
+// call must reach the endpoint it names on the base URL's origin and no
+// other.
+func (c *Client) Get(ctx context.Context, path string, query url.Values, out any) error {
+	if err := checkRawPath(path); err != nil {
+		return err
+	}
+	if out != nil {
+		if v := reflect.ValueOf(out); v.Kind() != reflect.Pointer || v.IsNil() {
+			return invalidArg("out must be nil or a non-nil pointer, not %T", out)
+		}
+	}
+	if err := checkContext(ctx); err != nil {
+		return err
+	}
+	r, err := c.fetch(ctx, path, query)
+	if err == nil {
+		err = decodeRaw(path, r, c.redact, out)
+	}
+	c.stats.end(err)
+	return err
+}
+
+// decodeRaw applies the success rule and then decodes data with
+// encoding/json, so that out sees exactly what json.Unmarshal gives: a
+// null data sets a pointer or a *json.RawMessage as it would, and a
+// missing one leaves out alone.
+func decodeRaw(path string, r response, redact func(string) string, out any) error {
+	data, err := parseEnvelope(path, r.status, r.header, r.body, redact)
+	if err != nil || out == nil || data == nil {
+		return err
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return &APIError{StatusCode: r.status, Path: path,
+			Message: redact(fmt.Sprintf("cannot decode data: %v", err))}
+	}
+	return nil
+}
+
+// checkRawPath refuses a path for Get that could reach anything but an
+// endpoint under the base URL.
+func checkRawPath(p string) error {
+	switch {
+	case p == "":
+		return invalidArg("path is empty")
+	case strings.Contains(p, "://"):
+		return invalidArg("path %q carries a scheme and host: give only the path, such as /stock/quote", p)
+	case p[0] != '/':
+		return invalidArg("path %q is relative: it must start with /", p)
+	case strings.HasPrefix(p, "//"):
+		return invalidArg("path %q names a host", p)
+	case strings.ContainsAny(p, "?#"):
+		return invalidArg("path %q carries a query or fragment: pass the query as url.Values", p)
+	case strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }):
+		return invalidArg("path %q contains a backslash or a control character", p)
+	}
+	segs := strings.Split(p[1:], "/")
+	for i, seg := range segs {
+		if seg == "" {
+			if i == len(segs)-1 {
+				break // a trailing slash
+			}
+			return invalidArg("path %q has an empty segment", p)
+		}
+		dec, err := unescapeAll(seg)
+		if err != nil {
+			return invalidArg("path %q: %v", p, err)
+		}
+		if dec == "." || dec == ".." {
+			return invalidArg("path %q has a dot segment", p)
+		}
+		if strings.ContainsAny(dec, "/\\") {
+			return invalidArg("path %q has an encoded slash or backslash", p)
+		}
+	}
+	return nil
+}
+
+// unescapeAll percent-decodes a path segment until nothing changes, so that
+// "%252e" is seen as the "." a server that decodes twice would see. Only
+// the first decoding must succeed: a segment such as "100%25" is a valid
+// "100%" that a second decoding would refuse.
+func unescapeAll(seg string) (string, error) {
+	dec, err := url.PathUnescape(seg)
+	if err != nil {
+		return "", err
+	}
+	for strings.Contains(dec, "%") {
+		next, err := url.PathUnescape(dec)
+		if err != nil || next == dec {
+			break
+		}
+		dec = next
+	}
+	return dec, nil
+}
