@@ -1,9 +1,12 @@
 package itick
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -151,8 +154,9 @@ func (m market) ticks(ctx context.Context, region Region, codes []string) (map[s
 	return fetchBatch[Tick](ctx, m.c, m.path("ticks"), region, codes, nil, nil)
 }
 
-// kline is the single-code form of klines. A product with no candles gives
-// an empty slice, not an error.
+// kline is the single-code form of klines. A product with no candles (data
+// null or []) gives an empty slice, not an error; data {}, what the service
+// is reported to send for a market outside the plan, is ErrNotFound.
 func (m market) kline(ctx context.Context, region Region, code string, interval Interval, limit int, opts []KlineOption) ([]Kline, error) {
 	extra, err := klineQuery(interval, limit, opts)
 	if err != nil {
@@ -162,14 +166,36 @@ func (m market) kline(ctx context.Context, region Region, code string, interval 
 	if err != nil {
 		return nil, err
 	}
-	var ks []Kline
-	if err := m.c.get(ctx, m.path("kline"), q, &ks); err != nil {
+	var data klineData
+	if err := m.c.get(ctx, m.path("kline"), q, &data); err != nil {
 		return nil, err
 	}
+	if data.emptyObject {
+		return nil, fmt.Errorf("%w: %s: no data for %s in %s", ErrNotFound, m.path("kline"), q.Get("code"), region)
+	}
+	ks := data.klines
 	if !slices.IsSortedFunc(ks, cmpKline) {
 		slices.SortStableFunc(ks, cmpKline)
 	}
 	return ks, nil
+}
+
+// klineData is the data of a single-code kline answer: an array of
+// candles, or an empty object that says there are none to give.
+type klineData struct {
+	klines      []Kline
+	emptyObject bool
+}
+
+func (d *klineData) UnmarshalJSON(b []byte) error {
+	if b = bytes.TrimSpace(b); len(b) > 0 && b[0] == '{' {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b, &m); err == nil && len(m) == 0 {
+			d.emptyObject = true
+			return nil
+		}
+	}
+	return json.Unmarshal(b, &d.klines)
 }
 
 func (m market) depths(ctx context.Context, region Region, codes []string) (map[string]DepthBook, error) {
@@ -270,7 +296,9 @@ func codeQuery(region Region, code string, extra url.Values) (url.Values, error)
 }
 
 // fetchOne fetches the single-code form of an endpoint, whose data is one
-// object. An answer with no data is ErrNotFound.
+// object. An answer with no data, null or {} (what the service is reported
+// to send for a market outside the plan), is ErrNotFound: never a zero
+// value that looks like a product.
 func fetchOne[T any](ctx context.Context, c *Client, path string, region Region, code string, extra url.Values) (*T, error) {
 	q, err := codeQuery(region, code, extra)
 	if err != nil {
@@ -280,11 +308,15 @@ func fetchOne[T any](ctx context.Context, c *Client, path string, region Region,
 	if err := c.get(ctx, path, q, &out); err != nil {
 		return nil, err
 	}
-	if out == nil {
+	if isEmpty(out) {
 		return nil, fmt.Errorf("%w: %s: no data for %s in %s", ErrNotFound, path, q.Get("code"), region)
 	}
 	return out, nil
 }
+
+// isEmpty reports a decoded single object that carried nothing: nil for
+// null data, the zero value for {}.
+func isEmpty[T any](v *T) bool { return v == nil || reflect.ValueOf(v).Elem().IsZero() }
 
 // fetchBatch validates and normalises codes, sends them in chunks of the
 // client's batch size at its concurrency, and merges the results. One chunk's

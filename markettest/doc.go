@@ -17,6 +17,10 @@
 // gateway body), the plan's batch size (an E003 envelope error), required
 // parameters (an envelope error with code 400), and, with WithQuota, a
 // per-minute quota over a sliding window (HTTP 429 with Retry-After).
+// WithTextCodes sends the published errors with their E-number as a string
+// in code ({"code":"E002","msg":"auth failed"}), and WithRegions answers
+// requests for markets outside the plan with code 0 and data {}, as the
+// service is reported to do.
 //
 // Tests can make requests fail on demand with Inject, FailNext, AddLatency
 // and SetRandomFaults, then look at what arrived with Requests and Stats.

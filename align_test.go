@@ -1,0 +1,193 @@
+package itick_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/markettest"
+)
+
+// Tests of what the service's newest documentation and clients show, each
+// against the simulator.
+
+// TestAlign_TextCodes: the service's E-numbers sent as a string in code map
+// to their sentinels and are kept in APIError.CodeText.
+func TestAlign_TextCodes(t *testing.T) {
+	t.Parallel()
+	srv, c := e2eServer(t, markettest.WithTextCodes(), markettest.WithBatchSize(2))
+	ctx := t.Context()
+
+	check := func(t *testing.T, err error, sentinel error, code string) {
+		t.Helper()
+		var apiErr *itick.APIError
+		if !errors.As(err, &apiErr) {
+			t.Fatalf("err = %v (%T), want an *APIError", err, err)
+		}
+		if !errors.Is(err, sentinel) || apiErr.CodeText != code || apiErr.Code != 0 {
+			t.Errorf("err = %#v, want %v with CodeText %q", apiErr, sentinel, code)
+		}
+		if !strings.Contains(err.Error(), "code "+code) {
+			t.Errorf("error text %q does not show the code", err)
+		}
+	}
+	t.Run("E001", func(t *testing.T) {
+		t.Parallel()
+		_, err := c.Market.Status(ctx, itick.Region("ZZ"))
+		check(t, err, itick.ErrNotFound, "E001")
+	})
+	t.Run("E002", func(t *testing.T) {
+		t.Parallel()
+		bad, err := itick.NewClient("not-the-token", itick.WithBaseURL(srv.URL), itick.WithRetries(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = bad.Stock.Quotes(ctx, itick.RegionUS, []string{"AAPL"})
+		check(t, err, itick.ErrUnauthorized, "E002")
+	})
+	t.Run("E003", func(t *testing.T) {
+		t.Parallel()
+		wide, err := srv.Client(itick.WithBatchSize(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = wide.Stock.Quotes(ctx, itick.RegionUS, []string{"AAPL", "MSFT", "TSLA"})
+		check(t, err, itick.ErrPlanLimit, "E003")
+	})
+	t.Run("success", func(t *testing.T) {
+		t.Parallel()
+		if _, err := c.Stock.Quotes(ctx, itick.RegionUS, []string{"AAPL", "MSFT"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestAlign_UncoveredMarketIsNotFound: code 0 with data {} (a market outside
+// the plan) is ErrNotFound on every call that returns one object, and an
+// empty map, not an error, on batch calls.
+func TestAlign_UncoveredMarketIsNotFound(t *testing.T) {
+	t.Parallel()
+	_, c := e2eServer(t, markettest.WithRegions(itick.RegionUS))
+	ctx := t.Context()
+	const r = itick.RegionJP
+	single := map[string]func() (any, error){
+		"Stock.Quote":    func() (any, error) { return c.Stock.Quote(ctx, r, "7203") },
+		"Stock.Depth":    func() (any, error) { return c.Stock.Depth(ctx, r, "7203") },
+		"Stock.Tick":     func() (any, error) { return c.Stock.Tick(ctx, r, "7203") },
+		"Stock.Info":     func() (any, error) { return c.Stock.Info(ctx, r, "7203") },
+		"Stock.Kline":    func() (any, error) { return c.Stock.Kline(ctx, r, "7203", itick.OneDay, 5) },
+		"Crypto.Quote":   func() (any, error) { return c.Crypto.Quote(ctx, itick.RegionBA, "BTCUSDT") },
+		"Crypto.Depth":   func() (any, error) { return c.Crypto.Depth(ctx, itick.RegionBA, "BTCUSDT") },
+		"Forex.Tick":     func() (any, error) { return c.Forex.Tick(ctx, itick.RegionGB, "EURUSD") },
+		"Indices.Quote":  func() (any, error) { return c.Indices.Quote(ctx, itick.RegionGB, "UKX") },
+		"Future.Depth":   func() (any, error) { return c.Future.Depth(ctx, itick.RegionHK, "HSI") },
+		"Fund.Tick":      func() (any, error) { return c.Fund.Tick(ctx, itick.RegionHK, "2800") },
+		"Indices.Kline":  func() (any, error) { return c.Indices.Kline(ctx, itick.RegionGB, "UKX", itick.OneHour, 5) },
+		"Forex.Quote GB": func() (any, error) { return c.Forex.Quote(ctx, itick.RegionGB, "GBPUSD") },
+	}
+	for name, call := range single {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := call()
+			if !errors.Is(err, itick.ErrNotFound) {
+				t.Fatalf("err = %v, want ErrNotFound", err)
+			}
+			if v := reflect.ValueOf(got); !v.IsNil() {
+				t.Errorf("got %v with the error, want nil", got)
+			}
+		})
+	}
+	batch := map[string]func() (int, error){
+		"Stock.Quotes": func() (int, error) { m, err := c.Stock.Quotes(ctx, r, []string{"7203", "6758"}); return len(m), err },
+		"Stock.Depths": func() (int, error) { m, err := c.Stock.Depths(ctx, r, []string{"7203"}); return len(m), err },
+		"Stock.Ticks":  func() (int, error) { m, err := c.Stock.Ticks(ctx, r, []string{"7203"}); return len(m), err },
+		"Stock.Klines": func() (int, error) {
+			m, err := c.Stock.Klines(ctx, r, []string{"7203"}, itick.OneDay, 5)
+			return len(m), err
+		},
+	}
+	for name, call := range batch {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			n, err := call()
+			if err != nil || n != 0 {
+				t.Fatalf("got %d entries, %v; want an empty map and no error", n, err)
+			}
+		})
+	}
+	// The covered region still answers.
+	if q, err := c.Stock.Quote(ctx, itick.RegionUS, "AAPL"); err != nil || q.Symbol != "AAPL" {
+		t.Fatalf("covered region: %v, %v", q, err)
+	}
+}
+
+// TestAlign_EmptyDataIsNotFound: the documented bodies with null and {}
+// data are ErrNotFound for every single-object call, market status and
+// news articles included.
+func TestAlign_EmptyDataIsNotFound(t *testing.T) {
+	t.Parallel()
+	calls := []struct {
+		path string
+		call func(ctx context.Context, c *itick.Client) (any, error)
+	}{
+		{"/stock/quote", func(ctx context.Context, c *itick.Client) (any, error) {
+			return c.Stock.Quote(ctx, itick.RegionHK, "700")
+		}},
+		{"/stock/depth", func(ctx context.Context, c *itick.Client) (any, error) {
+			return c.Stock.Depth(ctx, itick.RegionHK, "700")
+		}},
+		{"/stock/tick", func(ctx context.Context, c *itick.Client) (any, error) {
+			return c.Stock.Tick(ctx, itick.RegionHK, "700")
+		}},
+		{"/stock/info", func(ctx context.Context, c *itick.Client) (any, error) {
+			return c.Stock.Info(ctx, itick.RegionHK, "700")
+		}},
+		{"/crypto/quote", func(ctx context.Context, c *itick.Client) (any, error) {
+			return c.Crypto.Quote(ctx, itick.RegionBA, "BTCUSDT")
+		}},
+		{"/fund/depth", func(ctx context.Context, c *itick.Client) (any, error) {
+			return c.Fund.Depth(ctx, itick.RegionUS, "QQQ")
+		}},
+		{"/market/status", func(ctx context.Context, c *itick.Client) (any, error) { return c.Market.Status(ctx, itick.RegionHK) }},
+		{"/news/42", func(ctx context.Context, c *itick.Client) (any, error) { return c.News.Get(ctx, "42", "en") }},
+	}
+	for _, fx := range []string{"empty_data_null.json", "empty_data_object.json"} {
+		for _, tc := range calls {
+			t.Run(fx+tc.path, func(t *testing.T) {
+				t.Parallel()
+				c, mt := xClient(t)
+				xServe(mt, tc.path, string(fixture(t, fx)))
+				got, err := tc.call(t.Context(), c)
+				if !errors.Is(err, itick.ErrNotFound) {
+					t.Fatalf("err = %v, want ErrNotFound", err)
+				}
+				if v := reflect.ValueOf(got); !v.IsNil() {
+					t.Errorf("got %v with the error, want nil", got)
+				}
+			})
+		}
+	}
+	t.Run("kline {}", func(t *testing.T) {
+		t.Parallel()
+		c, mt := xClient(t)
+		xServe(mt, "/stock/kline", string(fixture(t, "empty_data_object.json")))
+		ks, err := c.Stock.Kline(t.Context(), itick.RegionHK, "700", itick.OneDay, 5)
+		if !errors.Is(err, itick.ErrNotFound) || ks != nil {
+			t.Fatalf("Kline = %v, %v; want nil, ErrNotFound", ks, err)
+		}
+	})
+	t.Run("batch", func(t *testing.T) {
+		t.Parallel()
+		for _, fx := range []string{"empty_data_null.json", "empty_data_object.json"} {
+			c, mt := xClient(t)
+			xServe(mt, "/stock/quotes", string(fixture(t, fx)))
+			m, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+			if err != nil || m == nil || len(m) != 0 {
+				t.Fatalf("%s: Quotes = %v (nil: %v), %v; want an empty map", fx, m, m == nil, err)
+			}
+		}
+	})
+}
