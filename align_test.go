@@ -2,7 +2,9 @@ package itick_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -190,4 +192,59 @@ func TestAlign_EmptyDataIsNotFound(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestAlign_NewsLimitRequired: the simulator refuses a news request without
+// limit, as the service does, and News.List and News.All with Limit 0 send
+// DefaultNewsLimit, so they work against it.
+func TestAlign_NewsLimitRequired(t *testing.T) {
+	t.Parallel()
+	srv, c := e2eServer(t)
+	ctx := t.Context()
+	p, err := c.News.List(ctx, itick.NewsQuery{Market: "stock", Lang: "en"})
+	if err != nil {
+		t.Fatalf("List with Limit 0: %v", err)
+	}
+	if len(p.Items) != itick.DefaultNewsLimit {
+		t.Errorf("List gave %d items, want DefaultNewsLimit (%d)", len(p.Items), itick.DefaultNewsLimit)
+	}
+	n := 0
+	for _, err := range c.News.All(ctx, itick.NewsQuery{Market: "stock", Lang: "en"}) {
+		if err != nil {
+			t.Fatalf("All with Limit 0: %v", err)
+		}
+		if n++; n == 2*itick.DefaultNewsLimit+1 {
+			break
+		}
+	}
+	if n != 2*itick.DefaultNewsLimit+1 {
+		t.Errorf("All gave %d items, want at least %d", n, 2*itick.DefaultNewsLimit+1)
+	}
+	for _, r := range srv.Requests() {
+		if r.Path == "/news" && r.Query.Get("limit") != "20" {
+			t.Errorf("request %s?%s, want limit=20", r.Path, r.Query.Encode())
+		}
+	}
+	// What the simulator answers without limit: the envelope error of a
+	// missing required parameter.
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/news?market=stock&lang=en", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("token", srv.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var env struct {
+		Code int    `json:"code"`
+		Msg  string `json:"msg"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
+		t.Fatal(err)
+	}
+	if env.Code != markettest.CodeBadRequest || !strings.Contains(env.Msg, "limit") {
+		t.Errorf("news without limit: %+v, want code %d naming limit", env, markettest.CodeBadRequest)
+	}
 }

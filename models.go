@@ -226,10 +226,12 @@ func (n NewsItem) MarshalJSON() ([]byte, error) {
 }
 
 // NewsQuery selects news. Market and Lang are required by the service;
-// Limit 0 leaves the page size to it; Cursor is a previous page's NextCursor.
+// Cursor is a previous page's NextCursor.
 type NewsQuery struct {
 	Market string
 	Lang   string
+	// Limit is the page size. The service requires one, so 0 sends
+	// DefaultNewsLimit (20); a negative Limit is ErrInvalidArgument.
 	Limit  int
 	Cursor string
 }
