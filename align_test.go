@@ -248,3 +248,39 @@ func TestAlign_NewsLimitRequired(t *testing.T) {
 		t.Errorf("news without limit: %+v, want code %d naming limit", env, markettest.CodeBadRequest)
 	}
 }
+
+// TestAlign_HolidaysOfRegion: HolidaysOf asks /symbol/v2/holidays for one
+// region with code=, and gets that region's calendar only; Holidays still
+// asks for every market.
+func TestAlign_HolidaysOfRegion(t *testing.T) {
+	t.Parallel()
+	srv, c := e2eServer(t)
+	ctx := t.Context()
+	all, err := c.Market.Holidays(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 2 {
+		t.Fatalf("Holidays gave %d calendars, want every market's", len(all))
+	}
+	for _, region := range []itick.Region{itick.RegionUS, itick.RegionHK} {
+		hs, err := c.Market.HolidaysOf(ctx, region)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hs) != 1 || hs[0].Market != string(region) || len(hs[0].Dates) == 0 {
+			t.Errorf("HolidaysOf(%s) = %+v, want that region's calendar only", region, hs)
+		}
+	}
+	if _, err := c.Market.HolidaysOf(ctx, ""); !errors.Is(err, itick.ErrInvalidArgument) {
+		t.Errorf("HolidaysOf(\"\") = %v, want ErrInvalidArgument", err)
+	}
+	var sent []string
+	for _, r := range srv.Requests() {
+		sent = append(sent, r.Path+"?"+r.Query.Encode())
+	}
+	want := []string{"/symbol/v2/holidays?", "/symbol/v2/holidays?code=US", "/symbol/v2/holidays?code=HK"}
+	if strings.Join(sent, " ") != strings.Join(want, " ") {
+		t.Errorf("requests %q, want %q", sent, want)
+	}
+}

@@ -68,8 +68,21 @@ func (s *MarketService) Symbols(ctx context.Context, assetType AssetType, region
 
 // Holidays returns the holiday calendars of the markets the service covers.
 func (s *MarketService) Holidays(ctx context.Context) ([]Holiday, error) {
+	return s.holidays(ctx, url.Values{})
+}
+
+// HolidaysOf returns the holiday calendars of one region's markets, such as
+// RegionUS, as the service's code parameter selects them.
+func (s *MarketService) HolidaysOf(ctx context.Context, region Region) ([]Holiday, error) {
+	if err := region.validate(); err != nil {
+		return nil, err
+	}
+	return s.holidays(ctx, url.Values{"code": {string(region)}})
+}
+
+func (s *MarketService) holidays(ctx context.Context, q url.Values) ([]Holiday, error) {
 	var out []Holiday
-	if err := s.c.get(ctx, "/symbol/v2/holidays", url.Values{}, &out); err != nil {
+	if err := s.c.get(ctx, "/symbol/v2/holidays", q, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
