@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/markettest"
 )
@@ -268,8 +270,12 @@ func TestAlign_HolidaysOfRegion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var markets []string
+		for _, h := range hs {
+			markets = append(markets, h.Market)
+		}
 		if len(hs) != 1 || hs[0].Market != string(region) || len(hs[0].Dates) == 0 {
-			t.Errorf("HolidaysOf(%s) = %+v, want that region's calendar only", region, hs)
+			t.Errorf("HolidaysOf(%s) gave the calendars of %v, want %s's only", region, markets, region)
 		}
 	}
 	if _, err := c.Market.HolidaysOf(ctx, ""); !errors.Is(err, itick.ErrInvalidArgument) {
@@ -282,5 +288,91 @@ func TestAlign_HolidaysOfRegion(t *testing.T) {
 	want := []string{"/symbol/v2/holidays?", "/symbol/v2/holidays?code=US", "/symbol/v2/holidays?code=HK"}
 	if strings.Join(sent, " ") != strings.Join(want, " ") {
 		t.Errorf("requests %q, want %q", sent, want)
+	}
+}
+
+// TestAlign_WireFields: stock ticks carry their trade direction, index,
+// forex and fund quotes their previous close and change, and the stock
+// calls with options send exchange on every request, singular and batch.
+func TestAlign_WireFields(t *testing.T) {
+	t.Parallel()
+	srv, c := e2eServer(t, markettest.WithBatchSize(2))
+	g := srv.Generator()
+	ctx := t.Context()
+	codes := []string{"AAPL", "MSFT", "TSLA", "NVDA", "AMZN", "META", "KO", "JPM"}
+
+	ticks, err := c.Stock.TicksWith(ctx, itick.RegionUS, codes, itick.WithQuoteExchange("NASDAQ"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[itick.TradeDirection]bool{}
+	for _, code := range codes {
+		want := g.Tick(markettest.Stock, itick.RegionUS, code, e2eNow)
+		if got := ticks[code]; !cmp.Equal(got, want) {
+			t.Errorf("tick %s = %+v, want %+v", code, got, want)
+		}
+		seen[ticks[code].Direction] = true
+	}
+	if !seen[itick.DirectionBuy] && !seen[itick.DirectionSell] {
+		t.Errorf("no buy or sell among %d ticks: directions %v", len(codes), seen)
+	}
+
+	quotes, err := c.Stock.QuotesWith(ctx, itick.RegionUS, codes[:3], itick.WithQuoteExchange("NASDAQ"))
+	if err != nil || len(quotes) != 3 {
+		t.Fatalf("QuotesWith = %d quotes, %v", len(quotes), err)
+	}
+	books, err := c.Stock.DepthsWith(ctx, itick.RegionUS, codes[:3], itick.WithQuoteExchange("NASDAQ"))
+	if err != nil || len(books) != 3 {
+		t.Fatalf("DepthsWith = %d books, %v", len(books), err)
+	}
+	book, err := c.Stock.DepthWith(ctx, itick.RegionUS, "AAPL", itick.WithQuoteExchange("NASDAQ"))
+	if err != nil || book.Symbol != "AAPL" {
+		t.Fatalf("DepthWith = %v, %v", book, err)
+	}
+	for _, r := range srv.Requests() {
+		if r.Query.Get("exchange") != "NASDAQ" {
+			t.Errorf("%s?%s was sent without exchange=NASDAQ", r.Path, r.Query.Encode())
+		}
+	}
+
+	for _, tc := range []struct {
+		class  markettest.Class
+		region itick.Region
+		code   string
+		quote  func(context.Context, itick.Region, string) (*itick.Quote, error)
+	}{
+		{markettest.Indices, itick.RegionGB, "UKX", c.Indices.Quote},
+		{markettest.Forex, itick.RegionGB, "EURUSD", c.Forex.Quote},
+		{markettest.Fund, itick.RegionUS, "QQQ", c.Fund.Quote},
+	} {
+		q, err := tc.quote(ctx, tc.region, tc.code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := g.Quote(tc.class, tc.region, tc.code, e2eNow)
+		if q.PrevClose == 0 || q.PrevClose != want.PrevClose || q.Change != want.Change || q.ChangePercent != want.ChangePercent {
+			t.Errorf("%s quote p/ch/chp = %v/%v/%v, want %v/%v/%v", tc.class, q.PrevClose, q.Change, q.ChangePercent,
+				want.PrevClose, want.Change, want.ChangePercent)
+		}
+	}
+}
+
+// TestAlign_TradeDirectionRoundTrip: d decodes, marshals back and names itself.
+func TestAlign_TradeDirectionRoundTrip(t *testing.T) {
+	t.Parallel()
+	for d, name := range map[itick.TradeDirection]string{
+		itick.DirectionNeutral: "neutral", itick.DirectionSell: "sell", itick.DirectionBuy: "buy", 7: "TradeDirection(7)",
+	} {
+		if d.String() != name {
+			t.Errorf("%d.String() = %q, want %q", int(d), d.String(), name)
+		}
+		b, err := json.Marshal(itick.Tick{Symbol: "700", Direction: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back itick.Tick
+		if err := json.Unmarshal(b, &back); err != nil || back.Direction != d {
+			t.Errorf("%s: round trip gave %v, %v from %s", name, back.Direction, err, b)
+		}
 	}
 }

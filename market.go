@@ -222,8 +222,9 @@ type quoteOptions struct {
 }
 
 // WithQuoteExchange selects the exchange among stocks of one market (the e
-// of the symbol list) for Stock.Quote and Stock.Tick; without it the
-// service answers for the primary one.
+// of the symbol list) for Stock.Quote, Stock.Tick, Stock.DepthWith and the
+// batch Stock.QuotesWith, Stock.TicksWith and Stock.DepthsWith; without it
+// the service answers for the primary one.
 func WithQuoteExchange(exchange string) QuoteOption {
 	return func(o *quoteOptions) { o.exchange = exchange }
 }

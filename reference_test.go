@@ -53,7 +53,9 @@ func referenceCases() []xCase {
 				{Market: "IN", Country: "India", UTCOffset: 5.5, TradingHours: "09:15 - 15:30", Year: 2025},
 			}},
 		{"Market.HolidaysOf", "/symbol/v2/holidays", "symbol_holidays_us.json",
-			func(ctx context.Context, c *itick.Client) (any, error) { return c.Market.HolidaysOf(ctx, itick.RegionUS) },
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Market.HolidaysOf(ctx, itick.RegionUS)
+			},
 			xq("code", "US"),
 			[]itick.Holiday{
 				{Market: "US", Country: "United States", UTCOffset: -5, TradingHours: "09:30 - 16:00", Year: 2025,

@@ -6,8 +6,9 @@
 // calls (see Paths) with synthetic, deterministic data in the service's own
 // wire form, quirks included: whole prices as JSON integers, fractional
 // crypto volumes and order counts, placeholder fund and index levels,
-// futures levels without a price, crypto, forex and index quotes without
-// p, ch and chp, news pt as a number, split pages and news cursors.
+// futures levels without a price, crypto quotes without p, ch and chp,
+// stock ticks with their trade direction d, news pt as a number, split
+// pages and news cursors.
 // Besides market data it serves the reference endpoints: the symbol list,
 // holiday calendars, market status computed from each market's hours in
 // its own time zone on the server's clock, company profiles, IPO pages and
