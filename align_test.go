@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -374,5 +375,29 @@ func TestAlign_TradeDirectionRoundTrip(t *testing.T) {
 		if err := json.Unmarshal(b, &back); err != nil || back.Direction != d {
 			t.Errorf("%s: round trip gave %v, %v from %s", name, back.Direction, err, b)
 		}
+	}
+}
+
+// TestAlign_CryptoOnlyIntervalsAreNotRefused: TwoHours and FourHours, crypto
+// only by the newest official SDK's types, are still sent for other
+// classes (kType 6 and 7); FifteenMinutes is kType 3 and 15 minutes long.
+func TestAlign_CryptoOnlyIntervalsAreNotRefused(t *testing.T) {
+	t.Parallel()
+	srv, c := e2eServer(t)
+	for _, iv := range []itick.Interval{itick.TwoHours, itick.FourHours, itick.FifteenMinutes} {
+		ks, err := c.Stock.Kline(t.Context(), itick.RegionUS, "AAPL", iv, 3)
+		if err != nil {
+			t.Fatalf("%v: %v", iv, err)
+		}
+		if len(ks) != 3 || ks[1].Time.Sub(ks[0].Time) != iv.Duration() {
+			t.Errorf("%v: %d candles, want 3 spaced %v", iv, len(ks), iv.Duration())
+		}
+	}
+	var kTypes []string
+	for _, r := range srv.Requests() {
+		kTypes = append(kTypes, r.Query.Get("kType"))
+	}
+	if strings.Join(kTypes, ",") != "6,7,3" || itick.FifteenMinutes.Duration() != 15*time.Minute {
+		t.Errorf("kTypes sent %v, want 6,7,3", kTypes)
 	}
 }

@@ -59,16 +59,22 @@ type Interval int
 
 // The intervals the service serves.
 const (
-	OneMinute      Interval = 1
-	FiveMinutes    Interval = 2
+	OneMinute   Interval = 1
+	FiveMinutes Interval = 2
+	// FifteenMinutes is kType 3, 15 minutes in the service's 2026 docs;
+	// older official docs and demos call kType 3 "10 minutes". The SDK
+	// follows the current docs.
 	FifteenMinutes Interval = 3
 	ThirtyMinutes  Interval = 4
 	OneHour        Interval = 5
-	TwoHours       Interval = 6
-	FourHours      Interval = 7
-	OneDay         Interval = 8
-	OneWeek        Interval = 9
-	OneMonth       Interval = 10
+	// TwoHours and FourHours are crypto only by the newest official SDK's
+	// types. The SDK does not refuse them for other classes: nothing
+	// confirms the restriction for REST, so the service decides.
+	TwoHours  Interval = 6
+	FourHours Interval = 7
+	OneDay    Interval = 8
+	OneWeek   Interval = 9
+	OneMonth  Interval = 10
 )
 
 var intervalNames = [...]string{"", "1m", "5m", "15m", "30m", "1h", "2h", "4h", "1d", "1w", "1M"}
