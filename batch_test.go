@@ -112,8 +112,9 @@ func TestBehaviour1_InvalidInputSendsNothing(t *testing.T) {
 	}
 }
 
-// TestBehaviour1_NewsLimitZeroLeftToService: limit 0 is valid and not sent.
-func TestBehaviour1_NewsLimitZeroLeftToService(t *testing.T) {
+// TestBehaviour1_NewsLimitZeroSendsDefault: limit 0 is valid and sends the
+// SDK's documented default, since the service requires limit.
+func TestBehaviour1_NewsLimitZeroSendsDefault(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t)
 	var rec recorder
@@ -121,8 +122,8 @@ func TestBehaviour1_NewsLimitZeroLeftToService(t *testing.T) {
 	if _, err := c.News.List(t.Context(), itick.NewsQuery{Market: "stock", Lang: "en"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := rec.all()[0].Query; got.Has("limit") {
-		t.Errorf("query %v carries limit, want none", got)
+	if got := rec.all()[0].Query; got.Get("limit") != "20" || itick.DefaultNewsLimit != 20 {
+		t.Errorf("query %v, want limit=20 (DefaultNewsLimit %d)", got, itick.DefaultNewsLimit)
 	}
 }
 

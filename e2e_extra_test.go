@@ -57,11 +57,11 @@ func everyClass(c *itick.Client) []classCalls {
 	}
 }
 
-// quoteAsDecoded is the generator's quote as the SDK decodes it: crypto,
-// forex and index quotes arrive without p, ch and chp.
+// quoteAsDecoded is the generator's quote as the SDK decodes it: crypto
+// quotes arrive without p, ch and chp.
 func quoteAsDecoded(g *markettest.Generator, class markettest.Class, region itick.Region, code string, at time.Time) itick.Quote {
 	q := g.Quote(class, region, code, at)
-	if class == markettest.Crypto || class == markettest.Forex || class == markettest.Indices {
+	if class == markettest.Crypto {
 		q.PrevClose, q.Change, q.ChangePercent = 0, 0, 0
 	}
 	return q

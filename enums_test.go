@@ -179,7 +179,7 @@ func TestTick_WireForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(`{"s":"700","ld":567,"t":1754554087000,"v":1134500,"te":0,"tu":0,"ts":0}`, string(b)); diff != "" {
+	if diff := cmp.Diff(`{"s":"700","ld":567,"t":1754554087000,"v":1134500,"te":0,"tu":0,"ts":0,"d":0}`, string(b)); diff != "" {
 		t.Errorf("Marshal (-want +got):\n%s", diff)
 	}
 }

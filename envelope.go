@@ -16,7 +16,7 @@ import (
 // envelope is the {code, msg, data} wrapper of every response. message is
 // what an API gateway sends instead when it refuses a request.
 type envelope struct {
-	Code    *integer        `json:"code"`
+	Code    *envCode        `json:"code"`
 	Msg     *str            `json:"msg"`
 	Message *str            `json:"message"`
 	Data    json.RawMessage `json:"data"`
@@ -25,6 +25,54 @@ type envelope struct {
 // successCode reports the envelope codes that mean success: 0, and 200 as
 // one official demo treats it.
 func successCode(c int) bool { return c == 0 || c == http.StatusOK }
+
+// envCode is the envelope's code. It arrives as a number, as a number in a
+// string ("0"), or, as third-party clients expect, as the service's
+// E-number in a string ("E002"); text is set for the last kind only.
+type envCode struct {
+	n    int
+	text string
+}
+
+func (c *envCode) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		return c.setText([]byte(s))
+	}
+	var n integer
+	if err := n.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	*c = envCode{n: int(n)}
+	return nil
+}
+
+// setText reads a code sent as a string: a number in it follows the
+// integer rule, and anything else is a code of its own such as "E002".
+func (c *envCode) setText(s []byte) error {
+	s = bytes.TrimSpace(s)
+	if len(s) == 0 || (s[0] == '-' || s[0] == '+' || s[0] == '.' || s[0] >= '0' && s[0] <= '9') && wire.IsNumberLiteral(s) {
+		f, err := parseNumber(s)
+		if err != nil {
+			return err
+		}
+		n, ok := intFromFloat(f)
+		if !ok {
+			return fmt.Errorf("itick: code %.20q is not an integer", s)
+		}
+		*c = envCode{n: n}
+		return nil
+	}
+	*c = envCode{text: string(s)}
+	return nil
+}
+
+// success reports whether the code means success: a number 0 or 200.
+func (c *envCode) success() bool { return c.text == "" && successCode(c.n) }
 
 // parseEnvelope applies the success rule to one response and returns its
 // data. Anything but a 2xx status with a whole envelope whose code is a
@@ -52,7 +100,7 @@ func checkEnvelope(path string, status int, header http.Header, body []byte, red
 		return nil, fail()
 	}
 	if env.Code != nil {
-		apiErr.Code = int(*env.Code)
+		apiErr.Code, apiErr.CodeText = env.Code.n, codeText(redact(env.Code.text))
 	}
 	switch {
 	case env.Msg != nil && *env.Msg != "":
@@ -72,7 +120,7 @@ func checkEnvelope(path string, status int, header http.Header, body []byte, red
 		}
 		return nil, fail()
 	}
-	if !successCode(apiErr.Code) || hasErrorText(apiErr.Message) {
+	if !env.Code.success() || hasErrorText(apiErr.Message) {
 		return nil, fail()
 	}
 	return env.Data, nil
@@ -97,8 +145,8 @@ func envelopeField(k []byte) int {
 // scannedEnvelope is an envelope as scanEnvelope reads it: values and
 // presence flags, so that nothing in it needs the heap.
 type scannedEnvelope struct {
-	code, msg, message str
-	intCode            integer
+	msg, message       str
+	code               envCode
 	hasCode            bool
 	hasMsg, hasMessage bool
 	data               []byte
@@ -110,7 +158,7 @@ type scannedEnvelope struct {
 func (e *scannedEnvelope) envelope() envelope {
 	env := envelope{Data: e.data}
 	if e.hasCode {
-		env.Code = &e.intCode
+		env.Code = &e.code
 	}
 	if e.hasMsg {
 		env.Msg = &e.msg
@@ -142,9 +190,7 @@ func scanEnvelope(st *fastState, kind fastKind, e *scannedEnvelope) error {
 		switch envelopeField(k) {
 		case 0:
 			if e.hasCode = !d.Null(); e.hasCode {
-				var n int
-				n, err = readInt(d)
-				e.intCode = integer(n)
+				e.code, err = readCode(d)
 			}
 		case 1:
 			e.hasMsg, e.msg, err = readMsg(d)
@@ -176,6 +222,33 @@ func scanEnvelope(st *fastState, kind fastKind, e *scannedEnvelope) error {
 		}
 	}
 	return d.End()
+}
+
+// readCode reads the envelope's code as envCode.UnmarshalJSON does.
+func readCode(d *wire.Decoder) (envCode, error) {
+	if d.Peek() != '"' {
+		n, err := readInt(d)
+		return envCode{n: n}, err
+	}
+	b, err := d.Str()
+	if err != nil {
+		return envCode{}, err
+	}
+	var c envCode
+	err = c.setText(b)
+	return c, err
+}
+
+// codeText bounds a text code and replaces its control characters: it is
+// the service's, and it ends up in error messages.
+func codeText(s string) string {
+	s = redactpkg.Truncate(s, 64)
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // readMsg reads a *str field: null leaves it unset.

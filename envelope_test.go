@@ -71,6 +71,45 @@ func TestBehaviour5_SuccessRule(t *testing.T) {
 			wantErr:  &itick.APIError{StatusCode: 200, Code: 3, Message: "E003 exceeding the maximum subscription limit", Path: "/stock/quotes"},
 			sentinel: itick.ErrPlanLimit,
 		},
+		{name: "code 200 as string", status: 200, body: `{"code":"200","msg":"ok","data":{"700":{"s":"700","ld":616}}}`, wantOK: true},
+		{
+			name: "E001 as string code", status: 200, body: string(fixture(t, "error_code_e001_string.json")),
+			wantErr:  &itick.APIError{StatusCode: 200, CodeText: "E001", Message: "not found this produce", Path: "/stock/quotes"},
+			sentinel: itick.ErrNotFound,
+		},
+		{
+			name: "E002 as string code", status: 200, body: string(fixture(t, "error_code_e002_string.json")),
+			wantErr:  &itick.APIError{StatusCode: 200, CodeText: "E002", Message: "auth failed", Path: "/stock/quotes"},
+			sentinel: itick.ErrUnauthorized,
+		},
+		{
+			name: "E003 as string code", status: 200, body: string(fixture(t, "error_code_e003_string.json")),
+			wantErr:  &itick.APIError{StatusCode: 200, CodeText: "E003", Message: "exceeding the maximum subscription limit", Path: "/stock/quotes"},
+			sentinel: itick.ErrPlanLimit,
+		},
+		{
+			name: "E001 code alone", status: 200, body: `{"code":"E001","msg":null,"data":null}`,
+			wantErr:  &itick.APIError{StatusCode: 200, CodeText: "E001", Path: "/stock/quotes"},
+			sentinel: itick.ErrNotFound,
+		},
+		{
+			name: "E002 code alone", status: 200, body: `{"code":"E002","msg":null,"data":null}`,
+			wantErr:  &itick.APIError{StatusCode: 200, CodeText: "E002", Path: "/stock/quotes"},
+			sentinel: itick.ErrUnauthorized,
+		},
+		{
+			name: "e003 code alone, lower case", status: 200, body: `{"code":"e003","data":null}`,
+			wantErr:  &itick.APIError{StatusCode: 200, CodeText: "e003", Path: "/stock/quotes"},
+			sentinel: itick.ErrPlanLimit,
+		},
+		{
+			name: "other text code", status: 200, body: string(fixture(t, "error_code_text_other.json")),
+			wantErr: &itick.APIError{StatusCode: 200, CodeText: "E500", Message: "service busy, try later", Path: "/stock/quotes"},
+		},
+		{
+			name: "text code with data", status: 200, body: `{"code":"OK?","msg":null,"data":{"700":{"s":"700","ld":616}}}`,
+			wantErr: &itick.APIError{StatusCode: 200, CodeText: "OK?", Path: "/stock/quotes"},
+		},
 		{
 			name: "non-zero code", status: 200, body: `{"code":500,"msg":"internal error","data":null}`,
 			wantErr: &itick.APIError{StatusCode: 200, Code: 500, Message: "internal error", Path: "/stock/quotes"},
@@ -189,5 +228,9 @@ func TestAPIError_Text(t *testing.T) {
 		if !strings.Contains(e.Error(), part) {
 			t.Errorf("%q lacks %q", e.Error(), part)
 		}
+	}
+	e = &itick.APIError{StatusCode: 200, CodeText: "E002", Message: "auth failed", Path: "/stock/quote"}
+	if got, want := e.Error(), "itick: /stock/quote: HTTP 200, code E002: auth failed"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }

@@ -48,10 +48,14 @@ func checkContext(ctx context.Context) error {
 // not a whole envelope.
 type APIError struct {
 	StatusCode int           // HTTP status
-	Code       int           // envelope code, when there was one
+	Code       int           // envelope code, when there was one and it was a number
 	Message    string        // envelope msg, or the gateway's message
 	Path       string        // e.g. "/stock/quotes"; never the token
 	RetryAfter time.Duration // what the service asked for, when it did
+
+	// CodeText is the envelope code when it arrived as text that is not a
+	// number, such as "E002" (Code is then 0); at most 64 bytes.
+	CodeText string
 }
 
 func (e *APIError) Error() string {
@@ -64,6 +68,8 @@ func (e *APIError) Error() string {
 	fmt.Fprintf(&b, "HTTP %d", e.StatusCode)
 	if e.Code != 0 {
 		fmt.Fprintf(&b, ", code %d", e.Code)
+	} else if e.CodeText != "" {
+		fmt.Fprintf(&b, ", code %s", e.CodeText)
 	}
 	if e.Message != "" {
 		b.WriteString(": ")
@@ -76,9 +82,10 @@ func (e *APIError) Error() string {
 }
 
 // Is maps the error onto ErrUnauthorized, ErrRateLimited, ErrNotFound and
-// ErrPlanLimit.
+// ErrPlanLimit, by the status, the code (a number, or an E-number such as
+// "E002") and the texts in the message.
 func (e *APIError) Is(target error) bool {
-	msg := strings.ToLower(e.Message)
+	msg := strings.ToLower(e.Message + " " + e.CodeText)
 	has := func(subs ...string) bool {
 		for _, s := range subs {
 			if strings.Contains(msg, s) {

@@ -157,6 +157,44 @@ func marketCases() []xCase {
 			xq("region", "GB", "code", "SPX"),
 			&itick.Quote{Symbol: "SPX", Last: 6812.63, Open: 6790.12, High: 6830, Low: 6781.4, Time: xms(1765526880000),
 				Volume: 2455617028, Turnover: 2.1e13}},
+		{"Indices.Quote with change", "/indices/quote", "indices_quote_change.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Indices.Quote(ctx, itick.RegionGB, "SPX")
+			},
+			xq("region", "GB", "code", "SPX"),
+			&itick.Quote{Symbol: "SPX", Last: 6812.63, Open: 6790.12, PrevClose: 6795.5, High: 6830, Low: 6781.4,
+				Time: xms(1765526880000), Volume: 2455617028, Turnover: 2.1e13, Change: 17.13, ChangePercent: 0.25}},
+		{"Forex.Quotes with change", "/forex/quotes", "forex_quotes_change.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Forex.Quotes(ctx, itick.RegionGB, []string{"EURUSD"})
+			},
+			xq("region", "GB", "codes", "EURUSD"),
+			map[string]itick.Quote{"EURUSD": {Symbol: "EURUSD", Last: 1.1641899999999999, Open: 1.16285, PrevClose: 1.16203,
+				High: 1.16531, Low: 1.16102, Time: xms(1765526880000), Change: 0.00216, ChangePercent: 0.19}}},
+		{"Stock.QuotesWith exchange", "/stock/quotes", "stock_quotes.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				m, err := c.Stock.QuotesWith(ctx, itick.RegionHK, []string{"700", "9988"}, itick.WithQuoteExchange("HKEX"))
+				return len(m), err
+			},
+			xq("region", "HK", "codes", "700,9988", "exchange", "HKEX"),
+			2},
+		{"Stock.DepthsWith exchange", "/stock/depths", "stock_depths.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				m, err := c.Stock.DepthsWith(ctx, itick.RegionHK, []string{"700", "9988"}, itick.WithQuoteExchange("HKEX"))
+				return len(m), err
+			},
+			xq("region", "HK", "codes", "700,9988", "exchange", "HKEX"),
+			2},
+		{"Stock.DepthWith exchange", "/stock/depth", "stock_depth.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				b, err := c.Stock.DepthWith(ctx, itick.RegionHK, "700", itick.WithQuoteExchange("HKEX"))
+				if err != nil {
+					return nil, err
+				}
+				return b.Symbol, nil
+			},
+			xq("region", "HK", "code", "700", "exchange", "HKEX"),
+			"700"},
 		{"Future.Quote", "/future/quote", "future_quote.json",
 			func(ctx context.Context, c *itick.Client) (any, error) {
 				return c.Future.Quote(ctx, itick.RegionUS, "NQ")
@@ -290,6 +328,24 @@ func marketCases() []xCase {
 			map[string]itick.Tick{
 				"AAPL": {Symbol: "AAPL", Last: 278.12, Time: xms(1765526889412), Volume: 100, Session: itick.SessionPreMarket},
 				"TSLA": {Symbol: "TSLA", Last: 446.9, Time: xms(1765526889730), Volume: 25, Session: itick.SessionAfterHours},
+			}},
+		{"Stock.Tick direction", "/stock/tick", "stock_tick_direction.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.Tick(ctx, itick.RegionHK, "700")
+			},
+			xq("region", "HK", "code", "700"),
+			&itick.Tick{Symbol: "700", Last: 567, Time: xms(1754554087000), Volume: 1134500, Session: itick.SessionRegular,
+				Direction: itick.DirectionBuy}},
+		{"Stock.TicksWith direction and exchange", "/stock/ticks", "stock_ticks_direction.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.TicksWith(ctx, itick.RegionUS, []string{"AAPL", " TSLA"}, itick.WithQuoteExchange("NASDAQ"))
+			},
+			xq("region", "US", "codes", "AAPL,TSLA", "exchange", "NASDAQ"),
+			map[string]itick.Tick{
+				"AAPL": {Symbol: "AAPL", Last: 278.12, Time: xms(1765526889412), Volume: 100, Session: itick.SessionPreMarket,
+					Direction: itick.DirectionSell},
+				"TSLA": {Symbol: "TSLA", Last: 446.9, Time: xms(1765526889730), Volume: 25, Session: itick.SessionAfterHours,
+					Direction: itick.DirectionNeutral},
 			}},
 		{"Crypto.Tick", "/crypto/tick", "crypto_tick.json",
 			func(ctx context.Context, c *itick.Client) (any, error) {

@@ -2,8 +2,9 @@ package itick
 
 import "context"
 
-// ForexService serves forex pair market data. Forex quotes carry no
-// PrevClose, Change or ChangePercent.
+// ForexService serves forex pair market data. Forex quotes carry
+// PrevClose, Change and ChangePercent when the service sends them, as its
+// 2026 docs show.
 type ForexService struct{ m market }
 
 // Depths returns the order books of many pairs, keyed by code.

@@ -2,8 +2,9 @@ package itick
 
 import "context"
 
-// IndicesService serves index market data. Index quotes carry no
-// PrevClose, Change or ChangePercent.
+// IndicesService serves index market data. Index quotes carry PrevClose,
+// Change and ChangePercent when the service sends them, as its 2026 docs
+// show.
 type IndicesService struct{ m market }
 
 // Depths returns the order books of many indices, keyed by code.

@@ -1,9 +1,12 @@
 package itick
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,16 +59,22 @@ type Interval int
 
 // The intervals the service serves.
 const (
-	OneMinute      Interval = 1
-	FiveMinutes    Interval = 2
+	OneMinute   Interval = 1
+	FiveMinutes Interval = 2
+	// FifteenMinutes is kType 3, 15 minutes in the service's 2026 docs;
+	// older official docs and demos call kType 3 "10 minutes". The SDK
+	// follows the current docs.
 	FifteenMinutes Interval = 3
 	ThirtyMinutes  Interval = 4
 	OneHour        Interval = 5
-	TwoHours       Interval = 6
-	FourHours      Interval = 7
-	OneDay         Interval = 8
-	OneWeek        Interval = 9
-	OneMonth       Interval = 10
+	// TwoHours and FourHours are crypto only by the newest official SDK's
+	// types. The SDK does not refuse them for other classes: nothing
+	// confirms the restriction for REST, so the service decides.
+	TwoHours  Interval = 6
+	FourHours Interval = 7
+	OneDay    Interval = 8
+	OneWeek   Interval = 9
+	OneMonth  Interval = 10
 )
 
 var intervalNames = [...]string{"", "1m", "5m", "15m", "30m", "1h", "2h", "4h", "1d", "1w", "1M"}
@@ -151,8 +160,9 @@ func (m market) ticks(ctx context.Context, region Region, codes []string) (map[s
 	return fetchBatch[Tick](ctx, m.c, m.path("ticks"), region, codes, nil, nil)
 }
 
-// kline is the single-code form of klines. A product with no candles gives
-// an empty slice, not an error.
+// kline is the single-code form of klines. A product with no candles (data
+// null or []) gives an empty slice, not an error; data {}, what the service
+// is reported to send for a market outside the plan, is ErrNotFound.
 func (m market) kline(ctx context.Context, region Region, code string, interval Interval, limit int, opts []KlineOption) ([]Kline, error) {
 	extra, err := klineQuery(interval, limit, opts)
 	if err != nil {
@@ -162,14 +172,36 @@ func (m market) kline(ctx context.Context, region Region, code string, interval 
 	if err != nil {
 		return nil, err
 	}
-	var ks []Kline
-	if err := m.c.get(ctx, m.path("kline"), q, &ks); err != nil {
+	var data klineData
+	if err := m.c.get(ctx, m.path("kline"), q, &data); err != nil {
 		return nil, err
 	}
+	if data.emptyObject {
+		return nil, fmt.Errorf("%w: %s: no data for %s in %s", ErrNotFound, m.path("kline"), q.Get("code"), region)
+	}
+	ks := data.klines
 	if !slices.IsSortedFunc(ks, cmpKline) {
 		slices.SortStableFunc(ks, cmpKline)
 	}
 	return ks, nil
+}
+
+// klineData is the data of a single-code kline answer: an array of
+// candles, or an empty object that says there are none to give.
+type klineData struct {
+	klines      []Kline
+	emptyObject bool
+}
+
+func (d *klineData) UnmarshalJSON(b []byte) error {
+	if b = bytes.TrimSpace(b); len(b) > 0 && b[0] == '{' {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b, &m); err == nil && len(m) == 0 {
+			d.emptyObject = true
+			return nil
+		}
+	}
+	return json.Unmarshal(b, &d.klines)
 }
 
 func (m market) depths(ctx context.Context, region Region, codes []string) (map[string]DepthBook, error) {
@@ -196,8 +228,9 @@ type quoteOptions struct {
 }
 
 // WithQuoteExchange selects the exchange among stocks of one market (the e
-// of the symbol list) for Stock.Quote and Stock.Tick; without it the
-// service answers for the primary one.
+// of the symbol list) for Stock.Quote, Stock.Tick, Stock.DepthWith and the
+// batch Stock.QuotesWith, Stock.TicksWith and Stock.DepthsWith; without it
+// the service answers for the primary one.
 func WithQuoteExchange(exchange string) QuoteOption {
 	return func(o *quoteOptions) { o.exchange = exchange }
 }
@@ -270,7 +303,9 @@ func codeQuery(region Region, code string, extra url.Values) (url.Values, error)
 }
 
 // fetchOne fetches the single-code form of an endpoint, whose data is one
-// object. An answer with no data is ErrNotFound.
+// object. An answer with no data, null or {} (what the service is reported
+// to send for a market outside the plan), is ErrNotFound: never a zero
+// value that looks like a product.
 func fetchOne[T any](ctx context.Context, c *Client, path string, region Region, code string, extra url.Values) (*T, error) {
 	q, err := codeQuery(region, code, extra)
 	if err != nil {
@@ -280,11 +315,15 @@ func fetchOne[T any](ctx context.Context, c *Client, path string, region Region,
 	if err := c.get(ctx, path, q, &out); err != nil {
 		return nil, err
 	}
-	if out == nil {
+	if isEmpty(out) {
 		return nil, fmt.Errorf("%w: %s: no data for %s in %s", ErrNotFound, path, q.Get("code"), region)
 	}
 	return out, nil
 }
+
+// isEmpty reports a decoded single object that carried nothing: nil for
+// null data, the zero value for {}.
+func isEmpty[T any](v *T) bool { return v == nil || reflect.ValueOf(v).Elem().IsZero() }
 
 // fetchBatch validates and normalises codes, sends them in chunks of the
 // client's batch size at its concurrency, and merges the results. One chunk's

@@ -5,19 +5,22 @@ import (
 	"time"
 )
 
-// Quote is a real-time quote of one product.
+// Quote is a real-time quote of one product. PrevClose, Change and
+// ChangePercent are decoded whenever the service sends them, whatever the
+// class: stocks, futures, funds, indices and forex do; crypto quotes leave
+// them out, so they are zero there.
 type Quote struct {
 	Symbol        string    // s
 	Last          float64   // ld
 	Open          float64   // o
-	PrevClose     float64   // p   (stock, future and fund quotes only; zero elsewhere)
+	PrevClose     float64   // p   (zero when not sent, as for crypto)
 	High, Low     float64   // h, l
 	Time          time.Time // t, Unix ms, UTC
 	Volume        float64   // v
 	Turnover      float64   // tu
 	Status        int       // ts
-	Change        float64   // ch  (stock, future and fund only)
-	ChangePercent float64   // chp (stock, future and fund only)
+	Change        float64   // ch  (zero when not sent, as for crypto)
+	ChangePercent float64   // chp (zero when not sent, as for crypto)
 }
 
 type quoteWire struct {
@@ -226,10 +229,12 @@ func (n NewsItem) MarshalJSON() ([]byte, error) {
 }
 
 // NewsQuery selects news. Market and Lang are required by the service;
-// Limit 0 leaves the page size to it; Cursor is a previous page's NextCursor.
+// Cursor is a previous page's NextCursor.
 type NewsQuery struct {
 	Market string
 	Lang   string
+	// Limit is the page size. The service requires one, so 0 sends
+	// DefaultNewsLimit (20); a negative Limit is ErrInvalidArgument.
 	Limit  int
 	Cursor string
 }

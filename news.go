@@ -10,6 +10,10 @@ import (
 // NewsService serves the news feed.
 type NewsService struct{ c *Client }
 
+// DefaultNewsLimit is the page size News.List and News.All ask for when
+// NewsQuery.Limit is 0: the service requires limit on every news request.
+const DefaultNewsLimit = 20
+
 func (q NewsQuery) values() (url.Values, error) {
 	switch {
 	case q.Market == "":
@@ -22,9 +26,11 @@ func (q NewsQuery) values() (url.Values, error) {
 	v := url.Values{}
 	v.Set("market", q.Market)
 	v.Set("lang", q.Lang)
-	if q.Limit > 0 {
-		v.Set("limit", strconv.Itoa(q.Limit))
+	limit := q.Limit
+	if limit == 0 {
+		limit = DefaultNewsLimit
 	}
+	v.Set("limit", strconv.Itoa(limit))
 	if q.Cursor != "" {
 		v.Set("cursor", q.Cursor)
 	}

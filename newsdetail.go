@@ -10,7 +10,8 @@ import (
 )
 
 // Get returns one article with its summary and body. lang ("en", "hk",
-// ...) picks the translation; "" leaves it to the service.
+// ...) picks the translation; "" leaves it to the service. An answer with
+// no article in it (data null or {}) is ErrNotFound.
 func (s *NewsService) Get(ctx context.Context, id, lang string) (*NewsArticle, error) {
 	id = strings.TrimSpace(id)
 	switch {
@@ -32,7 +33,7 @@ func (s *NewsService) Get(ctx context.Context, id, lang string) (*NewsArticle, e
 	if err := s.c.get(ctx, path, q, &a); err != nil {
 		return nil, err
 	}
-	if a == nil {
+	if isEmpty(a) {
 		return nil, fmt.Errorf("%w: %s: no article", ErrNotFound, path)
 	}
 	return a, nil

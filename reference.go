@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -67,8 +68,21 @@ func (s *MarketService) Symbols(ctx context.Context, assetType AssetType, region
 
 // Holidays returns the holiday calendars of the markets the service covers.
 func (s *MarketService) Holidays(ctx context.Context) ([]Holiday, error) {
+	return s.holidays(ctx, url.Values{})
+}
+
+// HolidaysOf returns the holiday calendars of one region's markets, such as
+// RegionUS, as the service's code parameter selects them.
+func (s *MarketService) HolidaysOf(ctx context.Context, region Region) ([]Holiday, error) {
+	if err := region.validate(); err != nil {
+		return nil, err
+	}
+	return s.holidays(ctx, url.Values{"code": {string(region)}})
+}
+
+func (s *MarketService) holidays(ctx context.Context, q url.Values) ([]Holiday, error) {
 	var out []Holiday
-	if err := s.c.get(ctx, "/symbol/v2/holidays", url.Values{}, &out); err != nil {
+	if err := s.c.get(ctx, "/symbol/v2/holidays", q, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -76,7 +90,7 @@ func (s *MarketService) Holidays(ctx context.Context) ([]Holiday, error) {
 
 // Status reports whether the market of a region is open, in which session,
 // and its local time. The service usually answers with one entry; an
-// answer with none is ErrNotFound.
+// answer with none, or with an empty one, is ErrNotFound.
 func (s *MarketService) Status(ctx context.Context, region Region) ([]MarketStatus, error) {
 	if err := region.validate(); err != nil {
 		return nil, err
@@ -86,10 +100,13 @@ func (s *MarketService) Status(ctx context.Context, region Region) ([]MarketStat
 	if err := s.c.get(ctx, path, url.Values{"code": {string(region)}}, &out); err != nil {
 		return nil, err
 	}
+	// An entry with nothing in it ({}, sent for a market outside the plan)
+	// is no status at all.
+	out = slices.DeleteFunc(out, func(m MarketStatus) bool { return isEmpty(&m) })
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%w: %s: no status for %s", ErrNotFound, path, region)
 	}
-	return out, nil
+	return []MarketStatus(out), nil
 }
 
 // Symbol is one product of the symbol list.

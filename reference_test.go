@@ -52,6 +52,15 @@ func referenceCases() []xCase {
 					Dates: []time.Time{xdate(2025, 1, 1), xdate(2025, 1, 29), xdate(2025, 1, 30)}},
 				{Market: "IN", Country: "India", UTCOffset: 5.5, TradingHours: "09:15 - 15:30", Year: 2025},
 			}},
+		{"Market.HolidaysOf", "/symbol/v2/holidays", "symbol_holidays_us.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Market.HolidaysOf(ctx, itick.RegionUS)
+			},
+			xq("code", "US"),
+			[]itick.Holiday{
+				{Market: "US", Country: "United States", UTCOffset: -5, TradingHours: "09:30 - 16:00", Year: 2025,
+					Dates: []time.Time{xdate(2025, 1, 1), xdate(2025, 1, 20), xdate(2025, 7, 4), xdate(2025, 12, 25)}},
+			}},
 		{"Market.Status object", "/market/status", "market_status.json",
 			func(ctx context.Context, c *itick.Client) (any, error) { return c.Market.Status(ctx, itick.RegionHK) },
 			xq("code", "HK"),

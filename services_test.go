@@ -349,8 +349,8 @@ func TestServices_SplitsAllPages(t *testing.T) {
 func TestServices_NewsAllPages(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t)
-	mt.RegisterResponderWithQuery("GET", mockBase+"/news", "market=stock&lang=hk", body(200, string(fixture(t, "news_page1.json"))))
-	mt.RegisterResponderWithQuery("GET", mockBase+"/news", "market=stock&lang=hk&cursor=2025-12-12T07:00:00.123456789Z",
+	mt.RegisterResponderWithQuery("GET", mockBase+"/news", "market=stock&lang=hk&limit=20", body(200, string(fixture(t, "news_page1.json"))))
+	mt.RegisterResponderWithQuery("GET", mockBase+"/news", "market=stock&lang=hk&limit=20&cursor=2025-12-12T07:00:00.123456789Z",
 		body(200, string(fixture(t, "news_page2.json"))))
 	var got []itick.NewsItem
 	for it, err := range c.News.All(t.Context(), itick.NewsQuery{Market: "stock", Lang: "hk"}) {

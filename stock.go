@@ -6,16 +6,19 @@ import "context"
 type StockService struct{ m market }
 
 // Depth returns the order book of one stock (up to 10 levels a side).
+// DepthWith takes options such as WithQuoteExchange.
 func (s *StockService) Depth(ctx context.Context, region Region, code string) (*DepthBook, error) {
 	return s.m.depth(ctx, region, code)
 }
 
-// Depths returns the order books of many stocks, keyed by code.
+// Depths returns the order books of many stocks, keyed by code. DepthsWith
+// takes options such as WithQuoteExchange.
 func (s *StockService) Depths(ctx context.Context, region Region, codes []string) (map[string]DepthBook, error) {
 	return s.m.depths(ctx, region, codes)
 }
 
-// Quotes returns real-time quotes of many stocks, keyed by code.
+// Quotes returns real-time quotes of many stocks, keyed by code. QuotesWith
+// takes options such as WithQuoteExchange.
 func (s *StockService) Quotes(ctx context.Context, region Region, codes []string) (map[string]Quote, error) {
 	return s.m.quotes(ctx, region, codes)
 }
@@ -43,7 +46,37 @@ func (s *StockService) Tick(ctx context.Context, region Region, code string, opt
 	return s.m.tick(ctx, region, code, opts)
 }
 
-// Ticks returns the latest trades of many stocks, keyed by code.
+// Ticks returns the latest trades of many stocks, keyed by code. TicksWith
+// takes options such as WithQuoteExchange.
 func (s *StockService) Ticks(ctx context.Context, region Region, codes []string) (map[string]Tick, error) {
 	return s.m.ticks(ctx, region, codes)
+}
+
+// The calls below are Quotes, Ticks, Depths and Depth with options: the
+// service's 2026 docs accept exchange on each of them, as on Klines.
+// WithQuoteExchange picks a secondary exchange (the e of the symbol list);
+// every chunk of a batch call carries it.
+
+// QuotesWith returns real-time quotes of many stocks, keyed by code, as
+// Quotes does, with options such as WithQuoteExchange.
+func (s *StockService) QuotesWith(ctx context.Context, region Region, codes []string, opts ...QuoteOption) (map[string]Quote, error) {
+	return fetchBatch[Quote](ctx, s.m.c, s.m.path("quotes"), region, codes, quoteQuery(opts), nil)
+}
+
+// TicksWith returns the latest trades of many stocks, keyed by code, as
+// Ticks does, with options such as WithQuoteExchange.
+func (s *StockService) TicksWith(ctx context.Context, region Region, codes []string, opts ...QuoteOption) (map[string]Tick, error) {
+	return fetchBatch[Tick](ctx, s.m.c, s.m.path("ticks"), region, codes, quoteQuery(opts), nil)
+}
+
+// DepthsWith returns the order books of many stocks, keyed by code, as
+// Depths does, with options such as WithQuoteExchange.
+func (s *StockService) DepthsWith(ctx context.Context, region Region, codes []string, opts ...QuoteOption) (map[string]DepthBook, error) {
+	return fetchBatch[DepthBook](ctx, s.m.c, s.m.path("depths"), region, codes, quoteQuery(opts), nil)
+}
+
+// DepthWith returns the order book of one stock, as Depth does, with
+// options such as WithQuoteExchange.
+func (s *StockService) DepthWith(ctx context.Context, region Region, code string, opts ...QuoteOption) (*DepthBook, error) {
+	return fetchOne[DepthBook](ctx, s.m.c, s.m.path("depth"), region, code, quoteQuery(opts))
 }

@@ -58,15 +58,40 @@ func (s TickSession) String() string {
 	return "TickSession(" + strconv.Itoa(int(s)) + ")"
 }
 
+// TradeDirection is which side of the book a stock trade took, the d field
+// of ticks, as the official SDK's types define it.
+type TradeDirection int
+
+// The trade directions the service sends.
+const (
+	DirectionNeutral TradeDirection = 0
+	DirectionSell    TradeDirection = 1
+	DirectionBuy     TradeDirection = 2
+)
+
+// String returns the direction's name, such as "buy".
+func (d TradeDirection) String() string {
+	switch d {
+	case DirectionNeutral:
+		return "neutral"
+	case DirectionSell:
+		return "sell"
+	case DirectionBuy:
+		return "buy"
+	}
+	return "TradeDirection(" + strconv.Itoa(int(d)) + ")"
+}
+
 // Tick is the latest trade of one product.
 type Tick struct {
-	Symbol   string        // s
-	Last     float64       // ld: trade price
-	Time     time.Time     // t, Unix ms, UTC
-	Volume   float64       // v: the trade's volume
-	Session  TickSession   // te (stocks only)
-	Turnover float64       // tu (crypto only)
-	Status   TradingStatus // ts (crypto only)
+	Symbol    string         // s
+	Last      float64        // ld: trade price
+	Time      time.Time      // t, Unix ms, UTC
+	Volume    float64        // v: the trade's volume
+	Session   TickSession    // te (stocks only)
+	Turnover  float64        // tu (crypto only)
+	Status    TradingStatus  // ts (crypto only)
+	Direction TradeDirection // d (stocks only): neutral, sell or buy
 }
 
 type tickWire struct {
@@ -77,6 +102,7 @@ type tickWire struct {
 	Te integer `json:"te"`
 	Tu num     `json:"tu"`
 	Ts integer `json:"ts"`
+	D  integer `json:"d"`
 }
 
 // UnmarshalJSON decodes the wire form, tolerating numbers sent as strings.
@@ -86,12 +112,12 @@ func (t *Tick) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*t = Tick{Symbol: string(w.S), Last: float64(w.Ld), Time: time.Time(w.T), Volume: float64(w.V),
-		Session: TickSession(w.Te), Turnover: float64(w.Tu), Status: TradingStatus(w.Ts)}
+		Session: TickSession(w.Te), Turnover: float64(w.Tu), Status: TradingStatus(w.Ts), Direction: TradeDirection(w.D)}
 	return nil
 }
 
 // MarshalJSON encodes the service's wire form.
 func (t Tick) MarshalJSON() ([]byte, error) {
 	return json.Marshal(tickWire{S: str(t.Symbol), Ld: num(t.Last), T: millis(t.Time), V: num(t.Volume),
-		Te: integer(t.Session), Tu: num(t.Turnover), Ts: integer(t.Status)})
+		Te: integer(t.Session), Tu: num(t.Turnover), Ts: integer(t.Status), D: integer(t.Direction)})
 }

@@ -236,8 +236,9 @@ func TestWireQuirks(t *testing.T) {
 			{"/stock/quotes?region=HK&codes=700", true},
 			{"/future/quotes?region=US&codes=GC", true},
 			{"/crypto/quotes?region=BA&codes=BTCUSDT", false},
-			{"/forex/quotes?region=GB&codes=EURUSD", false},
-			{"/indices/quotes?region=GB&codes=HSI", false},
+			{"/forex/quotes?region=GB&codes=EURUSD", true},
+			{"/indices/quotes?region=GB&codes=HSI", true},
+			{"/fund/quotes?region=US&codes=QQQ", true},
 		} {
 			for code, v := range rawData(t, srv, tt.pathAndQuery) {
 				q := v.(map[string]any)

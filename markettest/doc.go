@@ -6,8 +6,9 @@
 // calls (see Paths) with synthetic, deterministic data in the service's own
 // wire form, quirks included: whole prices as JSON integers, fractional
 // crypto volumes and order counts, placeholder fund and index levels,
-// futures levels without a price, crypto, forex and index quotes without
-// p, ch and chp, news pt as a number, split pages and news cursors.
+// futures levels without a price, crypto quotes without p, ch and chp,
+// stock ticks with their trade direction d, news pt as a number, split
+// pages and news cursors.
 // Besides market data it serves the reference endpoints: the symbol list
 // (and /symbol/info, which the SDK does not model, for Client.Get),
 // holiday calendars, market status computed from each market's hours in
@@ -18,6 +19,10 @@
 // gateway body), the plan's batch size (an E003 envelope error), required
 // parameters (an envelope error with code 400), and, with WithQuota, a
 // per-minute quota over a sliding window (HTTP 429 with Retry-After).
+// WithTextCodes sends the published errors with their E-number as a string
+// in code ({"code":"E002","msg":"auth failed"}), and WithRegions answers
+// requests for markets outside the plan with code 0 and data {}, as the
+// service is reported to do.
 //
 // Tests can make requests fail on demand with Inject, FailNext, AddLatency
 // and SetRandomFaults, then look at what arrived with Requests and Stats.

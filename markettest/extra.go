@@ -31,8 +31,8 @@ func serveTicks(c *call) (any, error) {
 	}), nil
 }
 
-// tickWire is a trade as the service sends it: te for stocks only, tu and
-// ts for crypto only.
+// tickWire is a trade as the service sends it: te and d for stocks only,
+// tu and ts for crypto only.
 type tickWire struct {
 	S  string   `json:"s"`
 	Ld float64  `json:"ld"`
@@ -41,14 +41,15 @@ type tickWire struct {
 	Te *int     `json:"te,omitempty"`
 	Tu *float64 `json:"tu,omitempty"`
 	Ts *int     `json:"ts,omitempty"`
+	D  *int     `json:"d,omitempty"`
 }
 
 func wireTick(class Class, t itick.Tick) tickWire {
 	w := tickWire{S: t.Symbol, Ld: t.Last, T: t.Time.UnixMilli(), V: t.Volume}
 	switch class {
 	case Stock:
-		te := int(t.Session)
-		w.Te = &te
+		te, d := int(t.Session), int(t.Direction)
+		w.Te, w.D = &te, &d
 	case Crypto:
 		ts := int(t.Status)
 		w.Tu, w.Ts = &t.Turnover, &ts

@@ -113,7 +113,7 @@ func TestTickWireFieldsByClass(t *testing.T) {
 		want := []string{"ld", "s", "t", "v"}
 		switch c.class {
 		case markettest.Stock:
-			want = []string{"ld", "s", "t", "te", "v"}
+			want = []string{"d", "ld", "s", "t", "te", "v"}
 		case markettest.Crypto:
 			want = []string{"ld", "s", "t", "ts", "tu", "v"}
 		}

@@ -78,6 +78,9 @@ func (s *Server) respond(r *http.Request, now time.Time) response {
 	}
 	if r.Header.Get("token") != s.Token || s.Token == "" {
 		s.count(func(st *Stats) { st.Unauthorized++ })
+		if s.cfg.textCodes {
+			return envelopeResponse("E002", MsgAuthFailed, nil)
+		}
 		return gatewayResponse(http.StatusUnauthorized, MsgInvalidKey)
 	}
 	rt, vars := findRoute(routes, r.URL.Path)
@@ -106,6 +109,10 @@ func (s *Server) respond(r *http.Request, now time.Time) response {
 			return s.refuse(CodePlanLimit, MsgPlanLimit)
 		}
 	}
+	if !s.covers(rt, q) {
+		s.count(func(st *Stats) { st.Succeeded++ })
+		return envelopeResponse(0, rt.msg(), struct{}{})
+	}
 	data, err := rt.serve(&call{gen: s.gen, class: rt.class, query: q, vars: vars, now: now})
 	if err != nil {
 		if pe, ok := err.(*envelopeError); ok {
@@ -114,18 +121,14 @@ func (s *Server) respond(r *http.Request, now time.Time) response {
 		return s.refuse(CodeBadRequest, err.Error())
 	}
 	s.count(func(st *Stats) { st.Succeeded++ })
-	var msg any
-	if rt.msgOK {
-		msg = "ok"
-	}
-	return envelopeResponse(0, msg, data)
+	return envelopeResponse(0, rt.msg(), data)
 }
 
 // refuse answers with an envelope error, as the service does for requests
 // it understands but will not serve.
 func (s *Server) refuse(code int, msg string) response {
 	s.count(func(st *Stats) { st.Rejected++ })
-	return envelopeResponse(code, msg, nil)
+	return envelopeResponse(s.wireCode(code), msg, nil)
 }
 
 // envelopeError is a refusal a serve function returns.
@@ -140,9 +143,11 @@ func paramError(format string, args ...any) error {
 	return &envelopeError{code: CodeBadRequest, msg: fmt.Sprintf(format, args...)}
 }
 
-func envelopeResponse(code int, msg, data any) response {
+// envelopeResponse is a 200 with an envelope; code is a number or, with
+// WithTextCodes, an E-number string.
+func envelopeResponse(code, msg, data any) response {
 	body, err := json.Marshal(struct {
-		Code int `json:"code"`
+		Code any `json:"code"`
 		Msg  any `json:"msg"`
 		Data any `json:"data"`
 	}{code, msg, data})

@@ -278,9 +278,14 @@ type holidayWire struct {
 	Vr *float64 `json:"vr"`
 }
 
+// serveHolidays lists every market's calendar, or with code (a region such
+// as US, as the official MCP server sends it) that region's only.
 func serveHolidays(c *call) (any, error) {
 	out := make([]holidayWire, 0, len(exchangeMarkets))
 	for _, m := range exchangeMarkets {
+		if code := c.code(); code != "" && !strings.EqualFold(code, m.code) {
+			continue
+		}
 		year := c.now.In(m.location()).Year()
 		days := []string{}
 		for _, h := range m.holidaysOf(year) {

@@ -40,7 +40,7 @@ var routes = []route{
 	{"/indices/depths", Indices, "region,codes", false, serveDepths},
 	{"/indices/quotes", Indices, "region,codes", false, serveQuotes},
 	{"/indices/klines", Indices, "region,codes,kType,limit", false, serveKlines},
-	{"/news", "", "market,lang", true, serveNews},
+	{"/news", "", "market,lang,limit", true, serveNews},
 	{"/stock/quote", Stock, "region,code", false, serveQuote},
 	{"/stock/kline", Stock, "region,code,kType,limit", false, serveKline},
 	{"/stock/tick", Stock, "region,code", false, serveTick},
@@ -268,7 +268,10 @@ func serveSplit(c *call) (any, error) {
 		TotalPages: pages, TotalElements: len(all), Last: page >= pages-1}, nil
 }
 
-// News page sizes: the default when limit is absent or 0, and the most served.
+// News page sizes: the default when limit is 0, and the most served. The
+// service requires limit (its 2026 docs): a request without it is refused
+// like any request missing a required parameter, with an envelope error
+// of code CodeBadRequest and msg "missing required parameter: limit".
 const (
 	DefaultNewsLimit = 20
 	MaxNewsLimit     = 100

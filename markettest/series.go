@@ -195,6 +195,19 @@ func (g *Generator) Tick(class Class, region itick.Region, code string, at time.
 	}
 	if class == Stock {
 		t.Session = itick.TickSession(tradeSession(string(region), at))
+		t.Direction = tradeDirection(t.Last, p.round(g.price(p, ms-1000)))
 	}
 	return t
+}
+
+// tradeDirection calls a trade a buy when it ticked up from the price a
+// second before, a sell when it ticked down, and neutral otherwise.
+func tradeDirection(last, before float64) itick.TradeDirection {
+	switch {
+	case last > before:
+		return itick.DirectionBuy
+	case last < before:
+		return itick.DirectionSell
+	}
+	return itick.DirectionNeutral
 }

@@ -69,6 +69,8 @@ type config struct {
 	batchSize   int
 	quota       int
 	recordLimit int
+	regions     map[itick.Region]bool // nil: every region is covered
+	textCodes   bool
 
 	streamInterval    time.Duration
 	streamPingTimeout time.Duration

@@ -297,8 +297,7 @@ func TestRequiredParameters(t *testing.T) {
 	srv := newServer(t)
 	for path, q := range validQueries {
 		for name := range mustParseQuery(t, q) {
-			if name == "exchange" || name == "et" || name == "page" || name == "limit" && path == "/news" ||
-				name == "lang" && path == "/news/{id}" {
+			if name == "exchange" || name == "et" || name == "page" || name == "lang" && path == "/news/{id}" {
 				continue // optional
 			}
 			t.Run(path+" without "+name, func(t *testing.T) {
@@ -328,7 +327,7 @@ func TestMalformedParameters(t *testing.T) {
 		{"limit negative", "/crypto/klines?region=BA&codes=BTCUSDT&kType=1&limit=-3", "limit"},
 		{"et text", "/indices/klines?region=GB&codes=HSI&kType=1&limit=1&et=yesterday", "et"},
 		{"page negative", "/stock/split?region=US&page=-1", "page"},
-		{"cursor text", "/news?market=stock&lang=en&cursor=later", "cursor"},
+		{"cursor text", "/news?market=stock&lang=en&limit=5&cursor=later", "cursor"},
 		{"codes only commas", "/stock/quotes?region=US&codes=,,", "codes"},
 	}
 	for _, tt := range tests {

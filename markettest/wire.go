@@ -8,7 +8,7 @@ import (
 // MarshalJSON would be more regular: fields some classes leave out, and a
 // depth level with no price.
 
-// quoteWire is a quote; p, ch and chp are only sent for some classes.
+// quoteWire is a quote; crypto quotes are sent without p, ch and chp.
 type quoteWire struct {
 	S   string   `json:"s"`
 	Ld  float64  `json:"ld"`
@@ -24,8 +24,9 @@ type quoteWire struct {
 	Chp *float64 `json:"chp,omitempty"`
 }
 
-// hasPrevClose reports the classes whose quotes carry p, ch and chp.
-func hasPrevClose(class Class) bool { return class == Stock || class == Future || class == Fund }
+// hasPrevClose reports the classes whose quotes carry p, ch and chp: all
+// but crypto (indices, funds and forex send them too, in the 2026 docs).
+func hasPrevClose(class Class) bool { return class != Crypto }
 
 func wireQuote(class Class, q itick.Quote) quoteWire {
 	w := quoteWire{S: q.Symbol, Ld: q.Last, O: q.Open, H: q.High, L: q.Low, T: q.Time.UnixMilli(),

@@ -1,0 +1,403 @@
+package itick_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/markettest"
+)
+
+// Tests of what the service's newest documentation and clients show, each
+// against the simulator.
+
+// TestAlign_TextCodes: the service's E-numbers sent as a string in code map
+// to their sentinels and are kept in APIError.CodeText.
+func TestAlign_TextCodes(t *testing.T) {
+	t.Parallel()
+	srv, c := e2eServer(t, markettest.WithTextCodes(), markettest.WithBatchSize(2))
+	ctx := t.Context()
+
+	check := func(t *testing.T, err error, sentinel error, code string) {
+		t.Helper()
+		var apiErr *itick.APIError
+		if !errors.As(err, &apiErr) {
+			t.Fatalf("err = %v (%T), want an *APIError", err, err)
+		}
+		if !errors.Is(err, sentinel) || apiErr.CodeText != code || apiErr.Code != 0 {
+			t.Errorf("err = %#v, want %v with CodeText %q", apiErr, sentinel, code)
+		}
+		if !strings.Contains(err.Error(), "code "+code) {
+			t.Errorf("error text %q does not show the code", err)
+		}
+	}
+	t.Run("E001", func(t *testing.T) {
+		t.Parallel()
+		_, err := c.Market.Status(ctx, itick.Region("ZZ"))
+		check(t, err, itick.ErrNotFound, "E001")
+	})
+	t.Run("E002", func(t *testing.T) {
+		t.Parallel()
+		bad, err := itick.NewClient("not-the-token", itick.WithBaseURL(srv.URL), itick.WithRetries(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = bad.Stock.Quotes(ctx, itick.RegionUS, []string{"AAPL"})
+		check(t, err, itick.ErrUnauthorized, "E002")
+	})
+	t.Run("E003", func(t *testing.T) {
+		t.Parallel()
+		wide, err := srv.Client(itick.WithBatchSize(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = wide.Stock.Quotes(ctx, itick.RegionUS, []string{"AAPL", "MSFT", "TSLA"})
+		check(t, err, itick.ErrPlanLimit, "E003")
+	})
+	t.Run("success", func(t *testing.T) {
+		t.Parallel()
+		if _, err := c.Stock.Quotes(ctx, itick.RegionUS, []string{"AAPL", "MSFT"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestAlign_UncoveredMarketIsNotFound: code 0 with data {} (a market outside
+// the plan) is ErrNotFound on every call that returns one object, and an
+// empty map, not an error, on batch calls.
+func TestAlign_UncoveredMarketIsNotFound(t *testing.T) {
+	t.Parallel()
+	_, c := e2eServer(t, markettest.WithRegions(itick.RegionUS))
+	ctx := t.Context()
+	const r = itick.RegionJP
+	single := map[string]func() (any, error){
+		"Stock.Quote":    func() (any, error) { return c.Stock.Quote(ctx, r, "7203") },
+		"Stock.Depth":    func() (any, error) { return c.Stock.Depth(ctx, r, "7203") },
+		"Stock.Tick":     func() (any, error) { return c.Stock.Tick(ctx, r, "7203") },
+		"Stock.Info":     func() (any, error) { return c.Stock.Info(ctx, r, "7203") },
+		"Stock.Kline":    func() (any, error) { return c.Stock.Kline(ctx, r, "7203", itick.OneDay, 5) },
+		"Crypto.Quote":   func() (any, error) { return c.Crypto.Quote(ctx, itick.RegionBA, "BTCUSDT") },
+		"Crypto.Depth":   func() (any, error) { return c.Crypto.Depth(ctx, itick.RegionBA, "BTCUSDT") },
+		"Forex.Tick":     func() (any, error) { return c.Forex.Tick(ctx, itick.RegionGB, "EURUSD") },
+		"Indices.Quote":  func() (any, error) { return c.Indices.Quote(ctx, itick.RegionGB, "UKX") },
+		"Future.Depth":   func() (any, error) { return c.Future.Depth(ctx, itick.RegionHK, "HSI") },
+		"Fund.Tick":      func() (any, error) { return c.Fund.Tick(ctx, itick.RegionHK, "2800") },
+		"Indices.Kline":  func() (any, error) { return c.Indices.Kline(ctx, itick.RegionGB, "UKX", itick.OneHour, 5) },
+		"Forex.Quote GB": func() (any, error) { return c.Forex.Quote(ctx, itick.RegionGB, "GBPUSD") },
+	}
+	for name, call := range single {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := call()
+			if !errors.Is(err, itick.ErrNotFound) {
+				t.Fatalf("err = %v, want ErrNotFound", err)
+			}
+			if v := reflect.ValueOf(got); !v.IsNil() {
+				t.Errorf("got %v with the error, want nil", got)
+			}
+		})
+	}
+	batch := map[string]func() (int, error){
+		"Stock.Quotes": func() (int, error) { m, err := c.Stock.Quotes(ctx, r, []string{"7203", "6758"}); return len(m), err },
+		"Stock.Depths": func() (int, error) { m, err := c.Stock.Depths(ctx, r, []string{"7203"}); return len(m), err },
+		"Stock.Ticks":  func() (int, error) { m, err := c.Stock.Ticks(ctx, r, []string{"7203"}); return len(m), err },
+		"Stock.Klines": func() (int, error) {
+			m, err := c.Stock.Klines(ctx, r, []string{"7203"}, itick.OneDay, 5)
+			return len(m), err
+		},
+	}
+	for name, call := range batch {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			n, err := call()
+			if err != nil || n != 0 {
+				t.Fatalf("got %d entries, %v; want an empty map and no error", n, err)
+			}
+		})
+	}
+	// The covered region still answers.
+	if q, err := c.Stock.Quote(ctx, itick.RegionUS, "AAPL"); err != nil || q.Symbol != "AAPL" {
+		t.Fatalf("covered region: %v, %v", q, err)
+	}
+}
+
+// TestAlign_EmptyDataIsNotFound: the documented bodies with null and {}
+// data are ErrNotFound for every single-object call, market status and
+// news articles included.
+func TestAlign_EmptyDataIsNotFound(t *testing.T) {
+	t.Parallel()
+	calls := []struct {
+		path string
+		call func(ctx context.Context, c *itick.Client) (any, error)
+	}{
+		{"/stock/quote", func(ctx context.Context, c *itick.Client) (any, error) {
+			return c.Stock.Quote(ctx, itick.RegionHK, "700")
+		}},
+		{"/stock/depth", func(ctx context.Context, c *itick.Client) (any, error) {
+			return c.Stock.Depth(ctx, itick.RegionHK, "700")
+		}},
+		{"/stock/tick", func(ctx context.Context, c *itick.Client) (any, error) {
+			return c.Stock.Tick(ctx, itick.RegionHK, "700")
+		}},
+		{"/stock/info", func(ctx context.Context, c *itick.Client) (any, error) {
+			return c.Stock.Info(ctx, itick.RegionHK, "700")
+		}},
+		{"/crypto/quote", func(ctx context.Context, c *itick.Client) (any, error) {
+			return c.Crypto.Quote(ctx, itick.RegionBA, "BTCUSDT")
+		}},
+		{"/fund/depth", func(ctx context.Context, c *itick.Client) (any, error) {
+			return c.Fund.Depth(ctx, itick.RegionUS, "QQQ")
+		}},
+		{"/market/status", func(ctx context.Context, c *itick.Client) (any, error) { return c.Market.Status(ctx, itick.RegionHK) }},
+		{"/news/42", func(ctx context.Context, c *itick.Client) (any, error) { return c.News.Get(ctx, "42", "en") }},
+	}
+	for _, fx := range []string{"empty_data_null.json", "empty_data_object.json"} {
+		for _, tc := range calls {
+			t.Run(fx+tc.path, func(t *testing.T) {
+				t.Parallel()
+				c, mt := xClient(t)
+				xServe(mt, tc.path, string(fixture(t, fx)))
+				got, err := tc.call(t.Context(), c)
+				if !errors.Is(err, itick.ErrNotFound) {
+					t.Fatalf("err = %v, want ErrNotFound", err)
+				}
+				if v := reflect.ValueOf(got); !v.IsNil() {
+					t.Errorf("got %v with the error, want nil", got)
+				}
+			})
+		}
+	}
+	t.Run("kline {}", func(t *testing.T) {
+		t.Parallel()
+		c, mt := xClient(t)
+		xServe(mt, "/stock/kline", string(fixture(t, "empty_data_object.json")))
+		ks, err := c.Stock.Kline(t.Context(), itick.RegionHK, "700", itick.OneDay, 5)
+		if !errors.Is(err, itick.ErrNotFound) || ks != nil {
+			t.Fatalf("Kline = %v, %v; want nil, ErrNotFound", ks, err)
+		}
+	})
+	t.Run("batch", func(t *testing.T) {
+		t.Parallel()
+		for _, fx := range []string{"empty_data_null.json", "empty_data_object.json"} {
+			c, mt := xClient(t)
+			xServe(mt, "/stock/quotes", string(fixture(t, fx)))
+			m, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+			if err != nil || m == nil || len(m) != 0 {
+				t.Fatalf("%s: Quotes = %v (nil: %v), %v; want an empty map", fx, m, m == nil, err)
+			}
+		}
+	})
+}
+
+// TestAlign_NewsLimitRequired: the simulator refuses a news request without
+// limit, as the service does, and News.List and News.All with Limit 0 send
+// DefaultNewsLimit, so they work against it.
+func TestAlign_NewsLimitRequired(t *testing.T) {
+	t.Parallel()
+	srv, c := e2eServer(t)
+	ctx := t.Context()
+	p, err := c.News.List(ctx, itick.NewsQuery{Market: "stock", Lang: "en"})
+	if err != nil {
+		t.Fatalf("List with Limit 0: %v", err)
+	}
+	if len(p.Items) != itick.DefaultNewsLimit {
+		t.Errorf("List gave %d items, want DefaultNewsLimit (%d)", len(p.Items), itick.DefaultNewsLimit)
+	}
+	n := 0
+	for _, err := range c.News.All(ctx, itick.NewsQuery{Market: "stock", Lang: "en"}) {
+		if err != nil {
+			t.Fatalf("All with Limit 0: %v", err)
+		}
+		if n++; n == 2*itick.DefaultNewsLimit+1 {
+			break
+		}
+	}
+	if n != 2*itick.DefaultNewsLimit+1 {
+		t.Errorf("All gave %d items, want at least %d", n, 2*itick.DefaultNewsLimit+1)
+	}
+	for _, r := range srv.Requests() {
+		if r.Path == "/news" && r.Query.Get("limit") != "20" {
+			t.Errorf("request %s?%s, want limit=20", r.Path, r.Query.Encode())
+		}
+	}
+	// What the simulator answers without limit: the envelope error of a
+	// missing required parameter.
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/news?market=stock&lang=en", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("token", srv.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var env struct {
+		Code int    `json:"code"`
+		Msg  string `json:"msg"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
+		t.Fatal(err)
+	}
+	if env.Code != markettest.CodeBadRequest || !strings.Contains(env.Msg, "limit") {
+		t.Errorf("news without limit: %+v, want code %d naming limit", env, markettest.CodeBadRequest)
+	}
+}
+
+// TestAlign_HolidaysOfRegion: HolidaysOf asks /symbol/v2/holidays for one
+// region with code=, and gets that region's calendar only; Holidays still
+// asks for every market.
+func TestAlign_HolidaysOfRegion(t *testing.T) {
+	t.Parallel()
+	srv, c := e2eServer(t)
+	ctx := t.Context()
+	all, err := c.Market.Holidays(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 2 {
+		t.Fatalf("Holidays gave %d calendars, want every market's", len(all))
+	}
+	for _, region := range []itick.Region{itick.RegionUS, itick.RegionHK} {
+		hs, err := c.Market.HolidaysOf(ctx, region)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var markets []string
+		for _, h := range hs {
+			markets = append(markets, h.Market)
+		}
+		if len(hs) != 1 || hs[0].Market != string(region) || len(hs[0].Dates) == 0 {
+			t.Errorf("HolidaysOf(%s) gave the calendars of %v, want %s's only", region, markets, region)
+		}
+	}
+	if _, err := c.Market.HolidaysOf(ctx, ""); !errors.Is(err, itick.ErrInvalidArgument) {
+		t.Errorf("HolidaysOf(\"\") = %v, want ErrInvalidArgument", err)
+	}
+	var sent []string
+	for _, r := range srv.Requests() {
+		sent = append(sent, r.Path+"?"+r.Query.Encode())
+	}
+	want := []string{"/symbol/v2/holidays?", "/symbol/v2/holidays?code=US", "/symbol/v2/holidays?code=HK"}
+	if strings.Join(sent, " ") != strings.Join(want, " ") {
+		t.Errorf("requests %q, want %q", sent, want)
+	}
+}
+
+// TestAlign_WireFields: stock ticks carry their trade direction, index,
+// forex and fund quotes their previous close and change, and the stock
+// calls with options send exchange on every request, singular and batch.
+func TestAlign_WireFields(t *testing.T) {
+	t.Parallel()
+	srv, c := e2eServer(t, markettest.WithBatchSize(2))
+	g := srv.Generator()
+	ctx := t.Context()
+	codes := []string{"AAPL", "MSFT", "TSLA", "NVDA", "AMZN", "META", "KO", "JPM"}
+
+	ticks, err := c.Stock.TicksWith(ctx, itick.RegionUS, codes, itick.WithQuoteExchange("NASDAQ"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[itick.TradeDirection]bool{}
+	for _, code := range codes {
+		want := g.Tick(markettest.Stock, itick.RegionUS, code, e2eNow)
+		if got := ticks[code]; !cmp.Equal(got, want) {
+			t.Errorf("tick %s = %+v, want %+v", code, got, want)
+		}
+		seen[ticks[code].Direction] = true
+	}
+	if !seen[itick.DirectionBuy] && !seen[itick.DirectionSell] {
+		t.Errorf("no buy or sell among %d ticks: directions %v", len(codes), seen)
+	}
+
+	quotes, err := c.Stock.QuotesWith(ctx, itick.RegionUS, codes[:3], itick.WithQuoteExchange("NASDAQ"))
+	if err != nil || len(quotes) != 3 {
+		t.Fatalf("QuotesWith = %d quotes, %v", len(quotes), err)
+	}
+	books, err := c.Stock.DepthsWith(ctx, itick.RegionUS, codes[:3], itick.WithQuoteExchange("NASDAQ"))
+	if err != nil || len(books) != 3 {
+		t.Fatalf("DepthsWith = %d books, %v", len(books), err)
+	}
+	book, err := c.Stock.DepthWith(ctx, itick.RegionUS, "AAPL", itick.WithQuoteExchange("NASDAQ"))
+	if err != nil || book.Symbol != "AAPL" {
+		t.Fatalf("DepthWith = %v, %v", book, err)
+	}
+	for _, r := range srv.Requests() {
+		if r.Query.Get("exchange") != "NASDAQ" {
+			t.Errorf("%s?%s was sent without exchange=NASDAQ", r.Path, r.Query.Encode())
+		}
+	}
+
+	for _, tc := range []struct {
+		class  markettest.Class
+		region itick.Region
+		code   string
+		quote  func(context.Context, itick.Region, string) (*itick.Quote, error)
+	}{
+		{markettest.Indices, itick.RegionGB, "UKX", c.Indices.Quote},
+		{markettest.Forex, itick.RegionGB, "EURUSD", c.Forex.Quote},
+		{markettest.Fund, itick.RegionUS, "QQQ", c.Fund.Quote},
+	} {
+		q, err := tc.quote(ctx, tc.region, tc.code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := g.Quote(tc.class, tc.region, tc.code, e2eNow)
+		if q.PrevClose == 0 || q.PrevClose != want.PrevClose || q.Change != want.Change || q.ChangePercent != want.ChangePercent {
+			t.Errorf("%s quote p/ch/chp = %v/%v/%v, want %v/%v/%v", tc.class, q.PrevClose, q.Change, q.ChangePercent,
+				want.PrevClose, want.Change, want.ChangePercent)
+		}
+	}
+}
+
+// TestAlign_TradeDirectionRoundTrip: d decodes, marshals back and names itself.
+func TestAlign_TradeDirectionRoundTrip(t *testing.T) {
+	t.Parallel()
+	for d, name := range map[itick.TradeDirection]string{
+		itick.DirectionNeutral: "neutral", itick.DirectionSell: "sell", itick.DirectionBuy: "buy", 7: "TradeDirection(7)",
+	} {
+		if d.String() != name {
+			t.Errorf("%d.String() = %q, want %q", int(d), d.String(), name)
+		}
+		b, err := json.Marshal(itick.Tick{Symbol: "700", Direction: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back itick.Tick
+		if err := json.Unmarshal(b, &back); err != nil || back.Direction != d {
+			t.Errorf("%s: round trip gave %v, %v from %s", name, back.Direction, err, b)
+		}
+	}
+}
+
+// TestAlign_CryptoOnlyIntervalsAreNotRefused: TwoHours and FourHours, crypto
+// only by the newest official SDK's types, are still sent for other
+// classes (kType 6 and 7); FifteenMinutes is kType 3 and 15 minutes long.
+func TestAlign_CryptoOnlyIntervalsAreNotRefused(t *testing.T) {
+	t.Parallel()
+	srv, c := e2eServer(t)
+	for _, iv := range []itick.Interval{itick.TwoHours, itick.FourHours, itick.FifteenMinutes} {
+		ks, err := c.Stock.Kline(t.Context(), itick.RegionUS, "AAPL", iv, 3)
+		if err != nil {
+			t.Fatalf("%v: %v", iv, err)
+		}
+		if len(ks) != 3 || ks[1].Time.Sub(ks[0].Time) != iv.Duration() {
+			t.Errorf("%v: %d candles, want 3 spaced %v", iv, len(ks), iv.Duration())
+		}
+	}
+	var kTypes []string
+	for _, r := range srv.Requests() {
+		kTypes = append(kTypes, r.Query.Get("kType"))
+	}
+	if strings.Join(kTypes, ",") != "6,7,3" || itick.FifteenMinutes.Duration() != 15*time.Minute {
+		t.Errorf("kTypes sent %v, want 6,7,3", kTypes)
+	}
+}
