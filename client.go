@@ -156,9 +156,15 @@ func newClient(token string, s *settings) *Client {
 }
 
 // defaultTransport is http.DefaultTransport with room to keep a connection
-// idle for every chunk in flight.
+// idle for every chunk in flight. A program that replaced it (wrapped it for
+// tracing or metrics) gets its own RoundTripper as it is, so its wrapping
+// sees the SDK's requests too.
 func defaultTransport() http.RoundTripper {
-	t := http.DefaultTransport.(*http.Transport).Clone()
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return http.DefaultTransport
+	}
+	t = t.Clone()
 	t.MaxIdleConns = 100
 	t.MaxIdleConnsPerHost = 32
 	return t

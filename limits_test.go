@@ -3,6 +3,10 @@ package itick_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -38,5 +42,52 @@ func TestBehaviour13_LimiterErrorKeepsItsCause(t *testing.T) {
 	}
 	if n := mt.GetTotalCallCount(); n != 0 {
 		t.Errorf("%d requests sent, want 0", n)
+	}
+}
+
+// wrappedTransport stands for a tracing or metrics wrapper around
+// http.DefaultTransport.
+type wrappedTransport struct {
+	base http.RoundTripper
+	n    atomic.Int64
+}
+
+func (w *wrappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	w.n.Add(1)
+	return w.base.RoundTrip(req)
+}
+
+// swapDefaultTransport replaces http.DefaultTransport for the test. The
+// test must not be parallel: the variable is global.
+func swapDefaultTransport(t *testing.T) *wrappedTransport {
+	t.Helper()
+	orig := http.DefaultTransport
+	w := &wrappedTransport{base: orig}
+	http.DefaultTransport = w
+	t.Cleanup(func() { http.DefaultTransport = orig })
+	return w
+}
+
+// TestBehaviour12_WrappedDefaultTransport: with http.DefaultTransport
+// wrapped, NewClient works and its requests go through the wrapper.
+func TestBehaviour12_WrappedDefaultTransport(t *testing.T) { // not parallel: swaps a global
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, okQuotes)
+	}))
+	defer srv.Close()
+	wrapped := swapDefaultTransport(t)
+	c, err := itick.NewClient(testToken, itick.WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got["700"]; !ok {
+		t.Errorf("quotes = %v, want 700", got)
+	}
+	if n := wrapped.n.Load(); n != 1 {
+		t.Errorf("the wrapped default transport saw %d requests, want 1", n)
 	}
 }
