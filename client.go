@@ -12,7 +12,6 @@ package itick
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -227,9 +226,8 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) er
 	if err != nil {
 		return fmt.Errorf("itick: GET %s: %w", path, c.redactErr(err))
 	}
-	if body == nil || int64(len(body)) != resp.ContentLength {
-		body, _ = readAll(resp)
-	}
+	// Every response reaches here through the transport's attempt, which
+	// read its body whole and put it in the sink.
 	return decodeResponse(path, resp.StatusCode, resp.Header, body, c.redact, out)
 }
 
@@ -256,14 +254,6 @@ type redactedError struct {
 
 func (e redactedError) Error() string { return e.msg }
 func (e redactedError) Unwrap() error { return e.err }
-
-// readAll returns a body the transport has already buffered.
-func readAll(resp *http.Response) ([]byte, error) {
-	if b, ok := resp.Body.(interface{ Bytes() []byte }); ok {
-		return b.Bytes(), nil
-	}
-	return io.ReadAll(resp.Body)
-}
 
 // query starts the query string every market endpoint takes.
 func query(region Region, kv ...string) url.Values {
