@@ -319,8 +319,8 @@ func TestBehaviour3_PartialResultsAndBatchError(t *testing.T) {
 		switch cs[0] {
 		case "C2":
 			return httpmock.NewStringResponse(200, string(fixture(t, "error_e001.json"))), nil
-		case "C6":
-			return httpmock.NewStringResponse(200, string(fixture(t, "error_e003.json"))), nil
+		case "C6": // not E003 nor a refused token: those end the whole batch (behaviour 11)
+			return httpmock.NewStringResponse(500, `{"code":500,"msg":"internal error"}`), nil
 		}
 		data := map[string]string{}
 		for _, code := range cs {
@@ -356,8 +356,14 @@ func TestBehaviour3_PartialResultsAndBatchError(t *testing.T) {
 	if len(be.Unwrap()) != 2 {
 		t.Errorf("Unwrap gives %d errors, want 2", len(be.Unwrap()))
 	}
-	if !errors.Is(err, itick.ErrNotFound) || !errors.Is(err, itick.ErrPlanLimit) {
-		t.Errorf("errors.Is does not see through the BatchError to ErrNotFound and ErrPlanLimit: %v", err)
+	if !errors.Is(err, itick.ErrNotFound) {
+		t.Errorf("errors.Is does not see through the BatchError to ErrNotFound: %v", err)
+	}
+	if !slices.ContainsFunc(be.Unwrap(), func(e error) bool {
+		var ae *itick.APIError
+		return errors.As(e, &ae) && ae.StatusCode == 500
+	}) {
+		t.Errorf("no chunk carries the 500: %v", err)
 	}
 	if errors.Is(err, itick.ErrUnauthorized) {
 		t.Error("err matches ErrUnauthorized, which no chunk had")

@@ -12,7 +12,6 @@ package itick
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -159,9 +158,15 @@ func newClient(token string, s *settings) *Client {
 }
 
 // defaultTransport is http.DefaultTransport with room to keep a connection
-// idle for every chunk in flight.
+// idle for every chunk in flight. A program that replaced it (wrapped it for
+// tracing or metrics) gets its own RoundTripper as it is, so its wrapping
+// sees the SDK's requests too.
 func defaultTransport() http.RoundTripper {
-	t := http.DefaultTransport.(*http.Transport).Clone()
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return http.DefaultTransport
+	}
+	t = t.Clone()
 	t.MaxIdleConns = 100
 	t.MaxIdleConnsPerHost = 32
 	return t
@@ -248,9 +253,8 @@ func (c *Client) fetch(ctx context.Context, path string, q url.Values) (response
 	if err != nil {
 		return response{}, fmt.Errorf("itick: GET %s: %w", path, c.redactErr(err))
 	}
-	if body == nil || int64(len(body)) != resp.ContentLength {
-		body, _ = readAll(resp)
-	}
+	// Every response reaches here through the transport's attempt, which
+	// read its body whole and put it in the sink.
 	return response{resp.StatusCode, resp.Header, body}, nil
 }
 
@@ -282,14 +286,6 @@ type redactedError struct {
 
 func (e redactedError) Error() string { return e.msg }
 func (e redactedError) Unwrap() error { return e.err }
-
-// readAll returns a body the transport has already buffered.
-func readAll(resp *http.Response) ([]byte, error) {
-	if b, ok := resp.Body.(interface{ Bytes() []byte }); ok {
-		return b.Bytes(), nil
-	}
-	return io.ReadAll(resp.Body)
-}
 
 // query starts the query string every market endpoint takes.
 func query(region Region, kv ...string) url.Values {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/d19c4e34/itick/internal/batch"
+	"github.com/d19c4e34/itick/internal/transport"
 )
 
 // Region is a market code. The set is open-ended: Region("XX") is valid.
@@ -328,7 +330,8 @@ func isEmpty[T any](v *T) bool { return v == nil || reflect.ValueOf(v).Elem().Is
 // fetchBatch validates and normalises codes, sends them in chunks of the
 // client's batch size at its concurrency, and merges the results. One chunk's
 // error is returned as it is; with several chunks, the results that arrived
-// come back with a *BatchError naming the codes that did not.
+// come back with a *BatchError naming the codes that did not. A failure that
+// every chunk would meet stops the batch early (see batchStop).
 func fetchBatch[T any](ctx context.Context, c *Client, path string, region Region, codes []string,
 	extra url.Values, after func(map[string]T)) (map[string]T, error) {
 	if err := checkContext(ctx); err != nil {
@@ -343,7 +346,7 @@ func fetchBatch[T any](ctx context.Context, c *Client, path string, region Regio
 	}
 	chunks := batch.Split(norm, c.batchSize)
 	results := make([]map[string]T, len(chunks))
-	errs := batch.Run(ctx, len(chunks), c.concurrency, func(ctx context.Context, i int) error {
+	errs := batch.RunUntil(ctx, len(chunks), c.concurrency, func(ctx context.Context, i int) error {
 		q := query(region)
 		for k, v := range extra {
 			q[k] = v
@@ -358,7 +361,12 @@ func fetchBatch[T any](ctx context.Context, c *Client, path string, region Regio
 		}
 		results[i] = got
 		return nil
-	})
+	}, batchStop)
+	for _, err := range errs {
+		if err != nil && batchStop(err) == batch.Abort {
+			return nil, err
+		}
+	}
 
 	merged := make(map[string]T, len(norm))
 	for _, r := range results {
@@ -382,6 +390,22 @@ func fetchBatch[T any](ctx context.Context, c *Client, path string, region Regio
 		return merged, &be
 	}
 	return merged, nil
+}
+
+// batchStop says what one chunk's error means for the others. A refused
+// token or a plan limit fails every chunk alike, so the batch is aborted and
+// that error returned alone, without spending more quota. A 429 whose
+// Retry-After the client does not wait for would meet every later chunk
+// too, so none is sent; those in flight may still bring results.
+func batchStop(err error) batch.Stop {
+	if errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrPlanLimit) {
+		return batch.Abort
+	}
+	var apiErr *APIError
+	if errors.Is(err, ErrRateLimited) && errors.As(err, &apiErr) && apiErr.RetryAfter > transport.MaxRetryAfter {
+		return batch.Drain
+	}
+	return batch.Continue
 }
 
 func joinCodes(codes []string) string {

@@ -19,6 +19,8 @@ func (s *NewsService) Get(ctx context.Context, id, lang string) (*NewsArticle, e
 		return nil, invalidArg("news id is empty")
 	case strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }):
 		return nil, invalidArg("news id %q contains a control character", id)
+	case isDotSegment(id):
+		return nil, invalidArg("news id %q is a dot segment, which would change the path", id)
 	case strings.ContainsFunc(lang, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
 	}):
@@ -109,4 +111,15 @@ func (l strList) MarshalJSON() ([]byte, error) {
 		return []byte("[]"), nil
 	}
 	return json.Marshal([]string(l))
+}
+
+// isDotSegment reports an id that is "." or "..", also percent-encoded
+// ("%2e"): escaping leaves the first kind as it is, and a server or proxy
+// that decodes the path once sees the second as one. Either way /news/<id>
+// would resolve to another path.
+func isDotSegment(id string) bool {
+	if dec, err := url.PathUnescape(id); err == nil {
+		id = dec
+	}
+	return id == "." || id == ".."
 }

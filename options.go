@@ -3,6 +3,7 @@ package itick
 import (
 	"context"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -49,6 +50,25 @@ const (
 	// DefaultTimeout bounds one attempt when the client builds its own
 	// http.Client, so a silent server cannot hold a call forever.
 	DefaultTimeout = 30 * time.Second
+)
+
+// Upper bounds of the options. Past them a value is a mistake (a size in the
+// wrong unit, math.MaxInt for "unlimited") that would exhaust memory or
+// overflow arithmetic, or make requests no server accepts.
+const (
+	// maxBatchSize: a thousand codes already make a URL longer than many
+	// servers and proxies accept.
+	maxBatchSize = 1000
+	// maxConcurrency is far more chunks in flight than any plan's quota
+	// can serve at once.
+	maxConcurrency = 256
+	// maxRetries: with backoff between them, more retries than this
+	// outlast any reason to keep trying.
+	maxRetries = 100
+	// maxResponseBytes is a gibibyte: a body is held in memory whole.
+	maxResponseBytes = 1 << 30
+	// maxUserAgent is a generous length for a header sent with every request.
+	maxUserAgent = 1024
 )
 
 func defaultSettings() *settings {
@@ -126,26 +146,30 @@ func WithPlan(p Plan) Option {
 	}
 }
 
-// WithBatchSize sets how many codes one request carries, overriding the plan.
+// WithBatchSize sets how many codes one request carries, overriding the
+// plan. It is at least 1 and at most 1000.
 func WithBatchSize(n int) Option {
 	return func(s *settings) error {
-		if n < 1 {
-			return invalidArg("WithBatchSize: %d is below 1", n)
+		if n < 1 || n > maxBatchSize {
+			return invalidArg("WithBatchSize: %d is not within [1, %d]", n, maxBatchSize)
 		}
 		s.batchSize = n
 		return nil
 	}
 }
 
-// WithRateLimit paces requests at perSecond with the given burst. rate.Inf
-// switches client-side limiting off.
+// WithRateLimit paces requests at perSecond with the given burst, at least
+// 1. rate.Inf switches client-side limiting off; any other rate must be a
+// positive number.
 func WithRateLimit(perSecond rate.Limit, burst int) Option {
 	return func(s *settings) error {
 		if perSecond == rate.Inf {
 			s.limiter, s.limiterSet = nil, true
 			return nil
 		}
-		if perSecond <= 0 {
+		// NaN compares false with everything, so it must be caught by name:
+		// a limiter at NaN lets every call through.
+		if math.IsNaN(float64(perSecond)) || perSecond <= 0 {
 			return invalidArg("WithRateLimit: rate %v must be positive (rate.Inf for no limit)", float64(perSecond))
 		}
 		if burst < 1 {
@@ -179,27 +203,31 @@ func isNil(v any) bool {
 }
 
 // WithMaxResponseBytes bounds a response body; a larger one is an error
-// (ErrResponseTooLarge) and is not retried. The bound counts decompressed
+// (ErrResponseTooLarge) and is not retried. The bound is at least 1 and at
+// most 1 GiB, since a body is held in memory whole, and counts decompressed
 // bytes. Reading a body costs its size, twice its size when its length is
 // not declared, and about the bound for one over it; the bodies over 1 MiB
 // that one Client holds at once stay within twice the bound, a call waiting
 // (as its context allows) for room.
 func WithMaxResponseBytes(n int64) Option {
 	return func(s *settings) error {
-		if n < 1 {
-			return invalidArg("WithMaxResponseBytes: %d is below 1", n)
+		if n < 1 || n > maxResponseBytes {
+			return invalidArg("WithMaxResponseBytes: %d is not within [1, %d]", n, int64(maxResponseBytes))
 		}
 		s.maxBody = n
 		return nil
 	}
 }
 
-// WithRetries sets how many times a failed attempt is retried; 0 switches
-// retries off.
+// WithRetries sets how many times a failed attempt is retried, at most
+// 100; 0 switches retries off.
 func WithRetries(max int) Option {
 	return func(s *settings) error {
 		if max < 0 {
 			return invalidArg("WithRetries: %d is negative", max)
+		}
+		if max > maxRetries {
+			return invalidArg("WithRetries: %d is above %d", max, maxRetries)
 		}
 		s.retries = max
 		return nil
@@ -218,23 +246,34 @@ func WithBackoff(min, max time.Duration) Option {
 	}
 }
 
-// WithConcurrency sets how many chunks of one batch call are in flight at once.
+// WithConcurrency sets how many chunks of one batch call are in flight at
+// once, from 1 to 256.
 func WithConcurrency(n int) Option {
 	return func(s *settings) error {
-		if n < 1 {
-			return invalidArg("WithConcurrency: %d is below 1", n)
+		if n < 1 || n > maxConcurrency {
+			return invalidArg("WithConcurrency: %d is not within [1, %d]", n, maxConcurrency)
 		}
 		s.concurrency = n
 		return nil
 	}
 }
 
-// WithUserAgent puts ua in front of the SDK's own User-Agent product.
+// WithUserAgent puts ua in front of the SDK's own User-Agent product. It
+// must be a valid header value (no control bytes but tab) of at most 1024
+// bytes.
 func WithUserAgent(ua string) Option {
 	return func(s *settings) error {
 		ua = strings.TrimSpace(ua)
-		if ua == "" || strings.ContainsAny(ua, "\r\n") {
-			return invalidArg("WithUserAgent: %q is empty or spans lines", ua)
+		if ua == "" {
+			return invalidArg("WithUserAgent: %q is empty", ua)
+		}
+		if len(ua) > maxUserAgent {
+			return invalidArg("WithUserAgent: %d bytes is longer than %d", len(ua), maxUserAgent)
+		}
+		// net/http refuses such a header at every request, after the
+		// request has waited on the limiter; refuse it once, here.
+		if strings.ContainsFunc(ua, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }) {
+			return invalidArg("WithUserAgent: %q contains a control byte", ua)
 		}
 		s.userAgent = ua
 		return nil

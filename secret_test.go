@@ -105,9 +105,10 @@ func TestSecretNeverShown(t *testing.T) {
 			return
 		}
 		// Batch chunks: the first fails with an echo, the second succeeds.
+		// (A refused token would end the whole batch: behaviour 11.)
 		if strings.Contains(r.URL.Query().Get("codes"), "A") {
-			w.WriteHeader(http.StatusForbidden)
-			fmt.Fprintf(w, `{"code":403,"msg":"auth failed for %s"}`, echo(w, r))
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"code":400,"msg":"bad codes for %s"}`, echo(w, r))
 			return
 		}
 		io.WriteString(w, `{"code":0,"msg":null,"data":{}}`)

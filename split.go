@@ -36,9 +36,5 @@ func (s *StockService) Splits(ctx context.Context, region Region) iter.Seq2[Spli
 			return pageInfo[SplitRecord]{}, err
 		}
 		return pageInfo[SplitRecord]{items: p.Records, last: p.Last, totalPages: p.TotalPages}, nil
-	}, splitEqual)
-}
-
-func splitEqual(a, b SplitRecord) bool {
-	return a.ExDate.Equal(b.ExDate) && a.Region == b.Region && a.Name == b.Name && a.Code == b.Code && a.Ratio == b.Ratio
+	})
 }

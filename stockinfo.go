@@ -55,7 +55,7 @@ func (s *StockService) IPOPage(ctx context.Context, kind IPOKind, region Region,
 
 // IPOs iterates over a region's upcoming or recent IPOs, fetching pages as
 // the loop needs them. It stops after the page marked last, at an empty
-// page, or at a page that repeats the one before; an error is yielded once
+// page, or at a page that repeats an earlier one; an error is yielded once
 // and ends the sequence. Breaking out of the loop stops fetching.
 func (s *StockService) IPOs(ctx context.Context, kind IPOKind, region Region) iter.Seq2[IPO, error] {
 	return pages(func(page int) (pageInfo[IPO], error) {
@@ -64,11 +64,7 @@ func (s *StockService) IPOs(ctx context.Context, kind IPOKind, region Region) it
 			return pageInfo[IPO]{}, err
 		}
 		return pageInfo[IPO]{items: p.Records, last: p.Last, totalPages: p.TotalPages}, nil
-	}, ipoEqual)
-}
-
-func ipoEqual(a, b IPO) bool {
-	return a.Code == b.Code && a.Company == b.Company && a.Exchange == b.Exchange && a.ListingDate.Equal(b.ListingDate)
+	})
 }
 
 // StockInfo is a company profile.

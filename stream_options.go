@@ -45,6 +45,13 @@ const (
 	DefaultPongTimeout = 20 * time.Second
 	// DefaultStreamBuffer is the number of events buffered for a slow consumer.
 	DefaultStreamBuffer = 4096
+	// maxStreamBuffer bounds WithBuffer: the buffer is allocated whole
+	// when the Stream opens, and a million events is minutes of the
+	// busiest feed.
+	maxStreamBuffer = 1 << 20
+	// maxPingInterval is the longest the service lets a connection be
+	// silent before it drops it.
+	maxPingInterval = time.Minute
 	// DefaultSymbolsPerConn is the service's limit of products on one connection.
 	DefaultSymbolsPerConn = 500
 	// DefaultDialTimeout bounds the WebSocket handshake and authentication,
@@ -126,11 +133,15 @@ func WithStreamHTTPClient(hc *http.Client) StreamOption {
 // long a ping may go unanswered before the connection is replaced. The
 // unanswered ping is the Stream's read deadline: a server that has gone
 // silent, or a connection that died without a word, is noticed within
-// interval+pongTimeout. The service wants a ping at least once a minute.
+// interval+pongTimeout. The service wants a ping at least once a minute,
+// so interval is at most a minute.
 func WithHeartbeat(interval, pongTimeout time.Duration) StreamOption {
 	return func(s *streamSettings) error {
 		if interval <= 0 || pongTimeout <= 0 {
 			return invalidArg("WithHeartbeat: interval %s and timeout %s must be positive", interval, pongTimeout)
+		}
+		if interval > maxPingInterval {
+			return invalidArg("WithHeartbeat: interval %s is longer than the service's %s", interval, maxPingInterval)
 		}
 		s.pingInterval, s.pongTimeout = interval, pongTimeout
 		return nil
@@ -164,11 +175,12 @@ func WithReconnectBackoff(min, max time.Duration) StreamOption {
 
 // WithBuffer sets how many events wait for the consumer, and what happens
 // to an event that arrives when they are all taken. Dropped events are
-// counted by Stream.Dropped.
+// counted by Stream.Dropped. The size is at least 1 and at most 1<<20
+// (1048576): the buffer is allocated whole when the Stream opens.
 func WithBuffer(n int, policy Overflow) StreamOption {
 	return func(s *streamSettings) error {
-		if n < 1 {
-			return invalidArg("WithBuffer: size %d is below 1", n)
+		if n < 1 || n > maxStreamBuffer {
+			return invalidArg("WithBuffer: size %d is not within [1, %d]", n, maxStreamBuffer)
 		}
 		if policy != DropOldest && policy != DropNewest {
 			return invalidArg("WithBuffer: unknown overflow policy %d", int(policy))
@@ -191,11 +203,12 @@ func WithMaxConns(n int) StreamOption {
 }
 
 // WithSymbolsPerConn sets how many products one connection carries before
-// the Stream opens another; the service allows DefaultSymbolsPerConn.
+// the Stream opens another; the service allows DefaultSymbolsPerConn, which
+// is also the most this accepts.
 func WithSymbolsPerConn(n int) StreamOption {
 	return func(s *streamSettings) error {
-		if n < 1 {
-			return invalidArg("WithSymbolsPerConn: %d is below 1", n)
+		if n < 1 || n > DefaultSymbolsPerConn {
+			return invalidArg("WithSymbolsPerConn: %d is not within [1, %d]", n, DefaultSymbolsPerConn)
 		}
 		s.symbolsPerConn = n
 		return nil

@@ -66,6 +66,27 @@ func Split(codes []string, size int) [][]string {
 // each call's error by index. Chunks not yet started when ctx ends are not
 // started; their error is ctx's.
 func Run(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) []error {
+	return RunUntil(ctx, n, limit, fn, nil)
+}
+
+// Stop is what one chunk's error means for the rest of a batch.
+type Stop int
+
+const (
+	// Continue runs the other chunks as if nothing happened.
+	Continue Stop = iota
+	// Drain starts no further chunk and lets those in flight finish.
+	Drain
+	// Abort starts no further chunk and cancels those in flight.
+	Abort
+)
+
+// RunUntil is Run that asks judge, when a chunk fails, whether the batch
+// should go on. Once a chunk's error drains or aborts the batch, no chunk
+// starts after it and each one not started carries that error; an abort
+// also cancels the context of the chunks in flight. judge is called for one
+// error at a time; it may be nil: every error continues.
+func RunUntil(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error, judge func(error) Stop) []error {
 	errs := make([]error, n)
 	if n == 0 {
 		return errs
@@ -76,13 +97,43 @@ func Run(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) 
 	if limit > n {
 		limit = n
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	var stopped error // the error that stopped the batch
+	// run runs chunk i unless the batch has stopped or ctx has ended. Each
+	// index is run by one goroutine, so errs[i] needs no lock.
+	run := func(i int) {
+		mu.Lock()
+		why := stopped
+		mu.Unlock()
+		if why == nil {
+			why = ctx.Err()
+		}
+		if why != nil {
+			errs[i] = why
+			return
+		}
+		err := fn(ctx, i)
+		errs[i] = err
+		if err == nil || judge == nil {
+			return
+		}
+		// Judging under the lock means that a chunk that starts after
+		// judge has returned Drain or Abort sees the stop.
+		mu.Lock()
+		stop := judge(err)
+		if stop != Continue && stopped == nil {
+			stopped = err
+		}
+		mu.Unlock()
+		if stop == Abort {
+			cancel()
+		}
+	}
 	if limit == 1 {
 		for i := range n {
-			if err := ctx.Err(); err != nil {
-				errs[i] = err
-				continue
-			}
-			errs[i] = fn(ctx, i)
+			run(i)
 		}
 		return errs
 	}
@@ -93,11 +144,7 @@ func Run(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) 
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if err := ctx.Err(); err != nil {
-					errs[i] = err
-					continue
-				}
-				errs[i] = fn(ctx, i)
+				run(i)
 			}
 		}()
 	}

@@ -220,3 +220,69 @@ func TestRun_CancelledSkipsUnstarted(t *testing.T) {
 		})
 	}
 }
+
+// TestRunUntil_Stops: an error judged Drain or Abort starts no further
+// chunk and is the error of every chunk not started; Abort also cancels
+// the chunks in flight, Drain lets them finish.
+func TestRunUntil_Stops(t *testing.T) {
+	t.Parallel()
+	stopErr := errors.New("stop")
+	otherErr := errors.New("other")
+	for _, stop := range []Stop{Drain, Abort} {
+		for _, limit := range []int{1, 3} {
+			t.Run(fmt.Sprint(stop, limit), func(t *testing.T) {
+				t.Parallel()
+				var started atomic.Int64
+				inFlight := make(chan struct{}, limit)
+				var sawCancel atomic.Bool
+				judged := make(chan struct{})
+				var judgedOnce sync.Once
+				errs := RunUntil(context.Background(), 20, limit, func(ctx context.Context, i int) error {
+					started.Add(1)
+					switch {
+					case i == 0:
+						// Fail once the other first chunks are in flight.
+						for range limit - 1 {
+							<-inFlight
+						}
+						return stopErr
+					case i < limit:
+						inFlight <- struct{}{}
+						if stop == Abort {
+							<-ctx.Done() // only the abort ends these
+							sawCancel.Store(true)
+							return ctx.Err()
+						}
+						<-judged // finish after the stop, as a chunk in flight would
+						return nil
+					}
+					return otherErr
+				}, func(err error) Stop {
+					if err == stopErr {
+						judgedOnce.Do(func() { close(judged) })
+						return stop
+					}
+					return Continue
+				})
+				if s := started.Load(); s != int64(limit) {
+					t.Errorf("%d chunks started, want the %d first ones", s, limit)
+				}
+				for i := limit; i < len(errs); i++ {
+					if errs[i] != stopErr {
+						t.Errorf("errs[%d] = %v, want the stopping error", i, errs[i])
+					}
+				}
+				if stop == Abort && limit > 1 && !sawCancel.Load() {
+					t.Error("the chunks in flight were not cancelled")
+				}
+				if stop == Drain {
+					for i := 1; i < limit; i++ {
+						if errs[i] != nil {
+							t.Errorf("chunk %d in flight: err = %v, want it to finish", i, errs[i])
+						}
+					}
+				}
+			})
+		}
+	}
+}

@@ -5,24 +5,30 @@ package quota
 import (
 	"context"
 	"fmt"
-	"github.com/d19c4e34/itick/internal/wait"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/d19c4e34/itick/internal/wait"
 )
 
 // Window lets at most n calls start in any span of per. Unlike a token
 // bucket refilled at n/per, it allows the whole quota at once when the
-// window is empty, and never more: calls are granted slots in arrival
-// order, each slot at least per after the slot n places before it.
+// window is empty, and never more: each caller is granted the earliest
+// slot that keeps every span of per at n slots or fewer. A caller whose
+// wait ends early gives its slot back, so cancelled callers use up no
+// quota and a later caller may take the freed slot.
 type Window struct {
 	n     int
 	per   time.Duration
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
 
-	mu    sync.Mutex
-	slots []time.Time // ring of the last n granted slots
-	next  int         // index of the oldest slot once the ring is full
+	mu sync.Mutex
+	// slots holds the granted slots, oldest first, that can still share a
+	// span of per with a slot granted from now on: the ones in the last
+	// per and the ones callers are still waiting for.
+	slots []time.Time
 }
 
 // New returns a Window of n calls per span.
@@ -37,7 +43,7 @@ func NewWithClock(n int, per time.Duration, now func() time.Time, sleep func(ctx
 	if n < 1 {
 		n = 1
 	}
-	return &Window{n: n, per: per, now: now, sleep: sleep, slots: make([]time.Time, 0, n)}
+	return &Window{n: n, per: per, now: now, sleep: sleep}
 }
 
 // sleep waits d in real time unless ctx ends first.
@@ -51,32 +57,71 @@ func sleep(ctx context.Context, d time.Duration) error {
 // Limit returns the quota as calls and window length.
 func (w *Window) Limit() (int, time.Duration) { return w.n, w.per }
 
-// reserve takes the earliest slot not before now and returns it. When
-// deadline is set and the slot would pass it, nothing is taken.
+// reserve takes the earliest slot not before now that keeps every span of
+// per at n slots or fewer, and returns it. When deadline is set and the
+// slot would pass it, nothing is taken.
+//
+// Any n granted slots lo..hi (consecutive in time) with hi-lo < per rule
+// out the open interval (hi-per, lo+per) for a new slot, since a slot there
+// would share a span of per with all of them. Both ends of those intervals
+// grow with lo, so one pass in order finds the first time at or after now
+// outside all of them, and stops at the first interval that starts after
+// it. Slots freed by release leave gaps that this pass finds too.
 func (w *Window) reserve(now, deadline time.Time) (time.Time, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.prune(now)
 	at := now
-	if len(w.slots) == w.n {
-		if earliest := w.slots[w.next].Add(w.per); earliest.After(at) {
-			at = earliest
+	for i := 0; i+w.n-1 < len(w.slots); i++ {
+		lo, hi := w.slots[i], w.slots[i+w.n-1]
+		start := hi.Add(-w.per)
+		if !start.Before(at) {
+			break
+		}
+		if end := lo.Add(w.per); hi.Sub(lo) < w.per && at.Before(end) {
+			at = end
 		}
 	}
 	if !deadline.IsZero() && at.After(deadline) {
 		return at, false
 	}
-	if len(w.slots) < w.n {
-		w.slots = append(w.slots, at)
-	} else {
-		w.slots[w.next] = at
-		w.next = (w.next + 1) % w.n
+	i, _ := slices.BinarySearchFunc(w.slots, at, time.Time.Compare)
+	// Insert after any equal slots, so the order stays stable.
+	for i < len(w.slots) && w.slots[i].Equal(at) {
+		i++
 	}
+	w.slots = slices.Insert(w.slots, i, at)
 	return at, true
+}
+
+// prune drops slots that lie a whole window or more before now: no slot
+// granted from now on can share a span of per with them.
+func (w *Window) prune(now time.Time) {
+	cut := now.Add(-w.per)
+	i := 0
+	for i < len(w.slots) && !w.slots[i].After(cut) {
+		i++
+	}
+	if i > 0 {
+		w.slots = slices.Delete(w.slots, 0, i)
+	}
+}
+
+// release gives back a slot that reserve granted and its caller did not
+// use. Removing a slot can only empty spans, so every other slot granted
+// stays within the quota.
+func (w *Window) release(at time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	i, found := slices.BinarySearchFunc(w.slots, at, time.Time.Compare)
+	if found {
+		w.slots = slices.Delete(w.slots, i, i+1)
+	}
 }
 
 // Wait blocks until the call may start. It returns at once with an error
 // wrapping context.DeadlineExceeded when the slot lies past ctx's deadline,
-// and with ctx's error when ctx ends first.
+// and with ctx's error when ctx ends first; either way it takes no slot.
 func (w *Window) Wait(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -91,5 +136,9 @@ func (w *Window) Wait(ctx context.Context) error {
 	if d <= 0 {
 		return nil
 	}
-	return w.sleep(ctx, d)
+	if err := w.sleep(ctx, d); err != nil {
+		w.release(at)
+		return err
+	}
+	return nil
 }

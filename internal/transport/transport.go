@@ -152,25 +152,21 @@ func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// wait blocks on the limiter. A limiter that refuses because its wait would
-// pass the context's deadline reports context.DeadlineExceeded, so callers
-// can match it like any other deadline.
+// wait blocks on the limiter. Its error comes back wrapped whole, so a
+// limiter's own failure (a shared store that is down) keeps its cause. It
+// matches a context error only when the context was the reason: ctx ended,
+// or the limiter refused early because the wait would pass ctx's deadline
+// and said so by wrapping context.DeadlineExceeded, as the SDK's limiters do.
 func (a *Attempt) wait(ctx context.Context) error {
 	if a.Limiter == nil {
 		return ctx.Err()
 	}
-	err := a.Limiter.Wait(ctx)
+	err := limiterWait(ctx, a.Limiter)
 	if err == nil {
 		return nil
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return &LimiterError{Err: ctxErr}
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return &LimiterError{Err: err}
-	}
-	if _, ok := ctx.Deadline(); ok {
-		return &LimiterError{Err: fmt.Errorf("%v: %w", err, context.DeadlineExceeded)}
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+		err = fmt.Errorf("%w: %w", ctxErr, err)
 	}
 	return &LimiterError{Err: err}
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/time/rate"
 )
 
 func TestJitter_WithinBounds(t *testing.T) {
@@ -274,38 +275,83 @@ type refusingLimiter struct{ err error }
 
 func (l refusingLimiter) Wait(context.Context) error { return l.err }
 
-// TestAttempt_LimiterErrors: a limiter refusal becomes DeadlineExceeded when
-// the context has a deadline, and stays itself otherwise; nothing is sent.
+type storeError struct{ store string }
+
+func (e *storeError) Error() string { return e.store + " is unreachable" }
+
+// TestAttempt_LimiterErrors: a limiter's own error comes back wrapped, and
+// matches a context error only when the context was the reason; nothing is
+// sent.
 func TestAttempt_LimiterErrors(t *testing.T) {
 	t.Parallel()
-	refusal := errors.New("rate: Wait(n=1) would exceed context deadline")
+	refusal := errors.New("shared quota store is down")
 	withDeadline, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
 	cancelled, cancel2 := context.WithCancel(context.Background())
 	cancel2()
+	spent := func() Limiter {
+		l := rate.NewLimiter(rate.Every(2*time.Hour), 1)
+		l.Allow()
+		return l
+	}
 	cases := []struct {
-		name string
-		ctx  context.Context
-		lim  Limiter
-		want error
+		name    string
+		ctx     context.Context
+		lim     Limiter
+		want    error
+		notWant error
 	}{
-		{"refusal before deadline", withDeadline, refusingLimiter{refusal}, context.DeadlineExceeded},
-		{"refusal without deadline", context.Background(), refusingLimiter{refusal}, refusal},
-		{"cancelled", cancelled, refusingLimiter{context.Canceled}, context.Canceled},
-		{"no limiter, cancelled", cancelled, nil, context.Canceled},
+		{"own error before deadline", withDeadline, refusingLimiter{refusal}, refusal, context.DeadlineExceeded},
+		{"own error without deadline", context.Background(), refusingLimiter{refusal}, refusal, context.DeadlineExceeded},
+		{"own error type", withDeadline, refusingLimiter{fmt.Errorf("quota: %w", &storeError{"redis"})}, &storeError{}, context.DeadlineExceeded},
+		{"refusal wrapping the deadline", withDeadline, refusingLimiter{fmt.Errorf("slot past deadline: %w", context.DeadlineExceeded)}, context.DeadlineExceeded, context.Canceled},
+		{"rate.Limiter past the deadline", withDeadline, spent(), context.DeadlineExceeded, context.Canceled},
+		{"rate.Limiter cancelled", cancelled, spent(), context.Canceled, context.DeadlineExceeded},
+		{"cancelled", cancelled, refusingLimiter{context.Canceled}, context.Canceled, context.DeadlineExceeded},
+		{"cancelled, own error", cancelled, refusingLimiter{refusal}, context.Canceled, nil},
+		{"no limiter, cancelled", cancelled, nil, context.Canceled, context.DeadlineExceeded},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { // not parallel: the contexts end with the parent
 			rt := &fakeRT{status: 200, body: "{}"}
 			a := &Attempt{Base: rt, Limiter: tc.lim}
 			_, err := get(t, tc.ctx, a, "https://h/x")
-			if !errors.Is(err, tc.want) {
+			if target := new(*storeError); errors.As(tc.want, target) {
+				if !errors.As(err, target) {
+					t.Errorf("err = %v, want one errors.As finds as %T", err, tc.want)
+				}
+			} else if !errors.Is(err, tc.want) {
 				t.Errorf("err = %v, want %v", err, tc.want)
+			}
+			if tc.notWant != nil && errors.Is(err, tc.notWant) {
+				t.Errorf("err = %v matches %v, though the context was not the reason", err, tc.notWant)
 			}
 			if rt.last.Load() != nil {
 				t.Error("a request was sent")
 			}
 		})
+	}
+}
+
+// TestAttempt_RateLimiterRefusalGivesBackItsToken: a rate.Limiter wait
+// refused for the deadline leaves the limiter as it was, so refused callers
+// do not push later ones back.
+func TestAttempt_RateLimiterRefusalGivesBackItsToken(t *testing.T) {
+	t.Parallel()
+	l := rate.NewLimiter(rate.Every(time.Hour), 1)
+	l.Allow()
+	before := l.Tokens()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	a := &Attempt{Base: &fakeRT{status: 200, body: "{}"}, Limiter: l}
+	for range 5 {
+		if _, err := get(t, ctx, a, "https://h/x"); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v, want context.DeadlineExceeded", err)
+		}
+	}
+	// Tokens refill with time, so allow a little more, never less.
+	if after := l.Tokens(); after < before {
+		t.Errorf("tokens %v after refused waits, %v before: the refusals kept reservations", after, before)
 	}
 }
 

@@ -1,0 +1,530 @@
+package itick_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/time/rate"
+
+	"github.com/d19c4e34/itick"
+)
+
+// storeDownError is what a limiter shared through a store returns when the
+// store cannot be reached.
+type storeDownError struct{ addr string }
+
+func (e *storeDownError) Error() string { return "quota store " + e.addr + " is unreachable" }
+
+type failingLimiter struct{ err error }
+
+func (l failingLimiter) Wait(context.Context) error { return l.err }
+
+// TestBehaviour13_LimiterErrorKeepsItsCause: a limiter's own failure comes
+// back wrapped, and is no timeout although the context has a deadline.
+func TestBehaviour13_LimiterErrorKeepsItsCause(t *testing.T) {
+	t.Parallel()
+	down := &storeDownError{addr: "10.0.0.7:6379"}
+	c, mt := newMockClient(t, itick.WithLimiter(failingLimiter{down}))
+	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
+	ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
+	defer cancel()
+	_, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
+	var got *storeDownError
+	if !errors.As(err, &got) || got != down {
+		t.Errorf("err = %v, want one errors.As finds as the limiter's *storeDownError", err)
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v matches a context error, though the context did not end", err)
+	}
+	if n := mt.GetTotalCallCount(); n != 0 {
+		t.Errorf("%d requests sent, want 0", n)
+	}
+}
+
+// wrappedTransport stands for a tracing or metrics wrapper around
+// http.DefaultTransport.
+type wrappedTransport struct {
+	base http.RoundTripper
+	n    atomic.Int64
+}
+
+func (w *wrappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	w.n.Add(1)
+	return w.base.RoundTrip(req)
+}
+
+// swapDefaultTransport replaces http.DefaultTransport for the test. The
+// test must not be parallel: the variable is global.
+func swapDefaultTransport(t *testing.T) *wrappedTransport {
+	t.Helper()
+	orig := http.DefaultTransport
+	w := &wrappedTransport{base: orig}
+	http.DefaultTransport = w
+	t.Cleanup(func() { http.DefaultTransport = orig })
+	return w
+}
+
+// TestBehaviour12_WrappedDefaultTransport: with http.DefaultTransport
+// wrapped, NewClient works and its requests go through the wrapper.
+func TestBehaviour12_WrappedDefaultTransport(t *testing.T) { // not parallel: swaps a global
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, okQuotes)
+	}))
+	defer srv.Close()
+	wrapped := swapDefaultTransport(t)
+	c, err := itick.NewClient(testToken, itick.WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got["700"]; !ok {
+		t.Errorf("quotes = %v, want 700", got)
+	}
+	if n := wrapped.n.Load(); n != 1 {
+		t.Errorf("the wrapped default transport saw %d requests, want 1", n)
+	}
+}
+
+// TestBehaviour11_RefusalEndsTheBatch: a refused token or a plan limit
+// fails every chunk alike, so the first one ends the call: no further
+// chunk is sent and the error comes back as it is, with no results.
+func TestBehaviour11_RefusalEndsTheBatch(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		status int
+		body   string
+		is     error
+	}{
+		{"401", http.StatusUnauthorized, `{"code":401,"msg":"Invalid API key"}`, itick.ErrUnauthorized},
+		{"403", http.StatusForbidden, `{"message":"Forbidden"}`, itick.ErrUnauthorized},
+		{"E002", http.StatusOK, `{"code":2,"msg":"E002 auth failed","data":null}`, itick.ErrUnauthorized},
+		{"E003", http.StatusOK, `{"code":3,"msg":"E003 exceeding the maximum subscription limit","data":null}`, itick.ErrPlanLimit},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var n atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				n.Add(1)
+				w.WriteHeader(tc.status)
+				io.WriteString(w, tc.body)
+			}))
+			defer srv.Close()
+			c := newServerClient(t, srv.URL, itick.WithPlan(itick.PlanBase), itick.WithConcurrency(1))
+			got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, codes(300))
+			if _, ok := err.(*itick.APIError); !ok {
+				t.Fatalf("err = %v (%T), want the chunk's *APIError as it is", err, err)
+			}
+			if !errors.Is(err, tc.is) {
+				t.Errorf("err = %v, want %v", err, tc.is)
+			}
+			if got != nil {
+				t.Errorf("results = %v, want none", got)
+			}
+			if m := n.Load(); m != 1 {
+				t.Errorf("%d requests for 30 chunks, want 1", m)
+			}
+		})
+	}
+}
+
+// TestBehaviour11_RefusalCancelsChunksInFlight: with several chunks in
+// flight, the first refusal cancels the others and sends no more.
+func TestBehaviour11_RefusalCancelsChunksInFlight(t *testing.T) {
+	t.Parallel()
+	const conc = 4
+	var n, cancelled atomic.Int64
+	arrived := make(chan struct{}, 100)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		if requestedCodes(r)[0] == "C0" {
+			// Refuse only once the other chunks are in flight.
+			for range conc - 1 {
+				select {
+				case <-arrived:
+				case <-r.Context().Done():
+					return
+				}
+			}
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, `{"code":401,"msg":"Invalid API key"}`)
+			return
+		}
+		arrived <- struct{}{}
+		<-r.Context().Done() // held until the client gives up on it
+		cancelled.Add(1)
+	}))
+	defer srv.Close()
+	c := newServerClient(t, srv.URL, itick.WithBatchSize(10), itick.WithConcurrency(conc))
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, codes(300))
+		done <- err
+	}()
+	err := waitOrFail(t, done, "the batch to end")
+	if !errors.Is(err, itick.ErrUnauthorized) {
+		t.Fatalf("err = %v, want ErrUnauthorized", err)
+	}
+	var be *itick.BatchError
+	if errors.As(err, &be) {
+		t.Errorf("err is a *BatchError: %v", err)
+	}
+	if m := n.Load(); m != conc {
+		t.Errorf("%d requests, want the %d in flight and no more", m, conc)
+	}
+	// The held chunks' requests end because the client cancelled them.
+	deadline := time.Now().Add(10 * time.Second)
+	for cancelled.Load() != conc-1 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if m := cancelled.Load(); m != conc-1 {
+		t.Errorf("%d chunks in flight were cancelled, want %d", m, conc-1)
+	}
+}
+
+// TestBehaviour11_LongRetryAfterSendsNoMoreChunks: a 429 asking for more
+// than a minute stops the batch: the results that arrived come back with
+// a *BatchError whose unsent chunks carry that 429.
+func TestBehaviour11_LongRetryAfterSendsNoMoreChunks(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		cs := requestedCodes(r)
+		if cs[0] == "C2" {
+			w.Header().Set("Retry-After", "120")
+			w.WriteHeader(http.StatusTooManyRequests)
+			io.WriteString(w, `{"code":429,"msg":"too many requests"}`)
+			return
+		}
+		io.WriteString(w, quotesEnvelope(cs, nil))
+	}))
+	defer srv.Close()
+	c := newServerClient(t, srv.URL, itick.WithBatchSize(2), itick.WithConcurrency(1), itick.WithRetries(3))
+	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, codes(10))
+	var be *itick.BatchError
+	if !errors.As(err, &be) {
+		t.Fatalf("err = %v (%T), want *BatchError", err, err)
+	}
+	if diff := cmp.Diff([]string{"C0", "C1"}, sortedKeys(got)); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	if m := n.Load(); m != 2 {
+		t.Errorf("%d requests, want 2: none after the long 429", m)
+	}
+	failed := be.FailedCodes()
+	slices.Sort(failed)
+	if diff := cmp.Diff([]string{"C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9"}, failed); diff != "" {
+		t.Errorf("FailedCodes (-want +got):\n%s", diff)
+	}
+	for _, ch := range be.Chunks {
+		var apiErr *itick.APIError
+		if !errors.As(ch.Err, &apiErr) || apiErr.StatusCode != 429 || apiErr.RetryAfter != 2*time.Minute {
+			t.Errorf("chunk %v: err = %v, want the 429 with RetryAfter 2m", ch.Codes, ch.Err)
+		}
+	}
+	if !errors.Is(err, itick.ErrRateLimited) {
+		t.Errorf("err = %v, want one matching ErrRateLimited", err)
+	}
+}
+
+// TestBehaviour11_LongRetryAfterKeepsChunksInFlight: a chunk already in
+// flight when the long 429 arrives finishes, and its results are kept.
+// (How many chunks a second worker starts before the 429 is seen depends
+// on scheduling, so only TestBehaviour11_LongRetryAfterSendsNoMoreChunks
+// counts requests.)
+func TestBehaviour11_LongRetryAfterKeepsChunksInFlight(t *testing.T) {
+	t.Parallel()
+	refused := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cs := requestedCodes(r)
+		switch cs[0] {
+		case "C0":
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(http.StatusTooManyRequests)
+			io.WriteString(w, `{"code":429,"msg":"too many requests"}`)
+			close(refused)
+			return
+		case "C2":
+			select {
+			case <-refused:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		io.WriteString(w, quotesEnvelope(cs, nil))
+	}))
+	defer srv.Close()
+	c := newServerClient(t, srv.URL, itick.WithBatchSize(2), itick.WithConcurrency(2))
+	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, codes(10))
+	var be *itick.BatchError
+	if !errors.As(err, &be) {
+		t.Fatalf("err = %v (%T), want *BatchError", err, err)
+	}
+	if _, ok := got["C2"]; !ok {
+		t.Errorf("results = %v, want the chunk in flight (C2, C3) kept", sortedKeys(got))
+	}
+	all := append(sortedKeys(got), be.FailedCodes()...)
+	slices.Sort(all)
+	if diff := cmp.Diff(codes(10), all); diff != "" {
+		t.Errorf("results and FailedCodes together (-want +got):\n%s", diff)
+	}
+	for _, ch := range be.Chunks {
+		var apiErr *itick.APIError
+		if !errors.As(ch.Err, &apiErr) || apiErr.StatusCode != 429 || apiErr.RetryAfter != time.Hour {
+			t.Errorf("chunk %v: err = %v, want the 429", ch.Codes, ch.Err)
+		}
+	}
+	if !slices.Contains(be.FailedCodes(), "C0") {
+		t.Errorf("FailedCodes = %v, want the 429's chunk among them", be.FailedCodes())
+	}
+}
+
+// TestBadOptionValues: absurd values (math.MaxInt for "unlimited", NaN, a
+// control byte) are ErrInvalidArgument at construction, naming the value,
+// instead of a panic, an out-of-memory, an overflow or limiting switched
+// off.
+func TestBadOptionValues(t *testing.T) {
+	t.Parallel()
+	client := []struct {
+		name string
+		opt  itick.Option
+		want string
+	}{
+		{"WithBatchSize MaxInt", itick.WithBatchSize(math.MaxInt), strconv.Itoa(math.MaxInt)},
+		{"WithBatchSize 1001", itick.WithBatchSize(1001), "1001"},
+		{"WithRateLimit NaN", itick.WithRateLimit(rate.Limit(math.NaN()), 1), "NaN"},
+		{"WithRateLimit -Inf", itick.WithRateLimit(rate.Limit(math.Inf(-1)), 1), "-Inf"},
+		{"WithRateLimit negative burst", itick.WithRateLimit(5, -3), "-3"},
+		{"WithMaxResponseBytes MaxInt64", itick.WithMaxResponseBytes(math.MaxInt64), strconv.FormatInt(math.MaxInt64, 10)},
+		{"WithMaxResponseBytes over 1 GiB", itick.WithMaxResponseBytes(1<<30 + 1), strconv.Itoa(1<<30 + 1)},
+		{"WithRetries MaxInt", itick.WithRetries(math.MaxInt), strconv.Itoa(math.MaxInt)},
+		{"WithConcurrency 1<<40", itick.WithConcurrency(1 << 40), strconv.Itoa(1 << 40)},
+		{"WithBackoff negative max", itick.WithBackoff(0, -time.Second), "-1s"},
+		{"WithUserAgent NUL", itick.WithUserAgent("bot\x00/1"), `"bot\x00/1"`},
+		{"WithUserAgent escape", itick.WithUserAgent("bot\x1b[31m"), `\x1b`},
+		{"WithUserAgent DEL", itick.WithUserAgent("bot\x7f"), `\x7f`},
+		{"WithUserAgent inner newline", itick.WithUserAgent("bot\nX: y"), `\n`},
+		{"WithUserAgent 1 MiB", itick.WithUserAgent(strings.Repeat("a", 1<<20)), "1048576 bytes"},
+	}
+	for _, tt := range client {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := itick.NewClient(testToken, tt.opt)
+			if c != nil || !errors.Is(err, itick.ErrInvalidArgument) {
+				t.Fatalf("NewClient = %v, %v; want ErrInvalidArgument", c, err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not name %q", err, tt.want)
+			}
+			if len(err.Error()) > 200 {
+				t.Errorf("error is %d bytes long: the value must be named, not copied whole", len(err.Error()))
+			}
+		})
+	}
+
+	stream := []struct {
+		name string
+		opt  itick.StreamOption
+		want string
+	}{
+		{"WithBuffer MaxInt", itick.WithBuffer(math.MaxInt, itick.DropOldest), strconv.Itoa(math.MaxInt)},
+		{"WithBuffer 1<<40", itick.WithBuffer(1<<40, itick.DropNewest), strconv.Itoa(1 << 40)},
+		{"WithBuffer 0", itick.WithBuffer(0, itick.DropNewest), "0"},
+		{"WithBuffer unknown policy", itick.WithBuffer(8, itick.Overflow(7)), "7"},
+		{"WithHeartbeat negative", itick.WithHeartbeat(-time.Second, time.Second), "-1s"},
+		{"WithHeartbeat past the service's minute", itick.WithHeartbeat(2*time.Minute, time.Second), "2m0s"},
+		{"WithHeartbeat zero timeout", itick.WithHeartbeat(time.Second, 0), "0s"},
+		{"WithDialTimeout negative", itick.WithDialTimeout(-time.Millisecond), "-1ms"},
+		{"WithReconnectBackoff negative", itick.WithReconnectBackoff(-time.Second, time.Second), "-1s"},
+		{"WithReconnectBackoff max below min", itick.WithReconnectBackoff(time.Minute, time.Second), "1m0s"},
+		{"WithMaxConns 0", itick.WithMaxConns(0), "0"},
+		{"WithSymbolsPerConn MaxInt", itick.WithSymbolsPerConn(math.MaxInt), strconv.Itoa(math.MaxInt)},
+		{"WithSymbolsPerConn past the service's 500", itick.WithSymbolsPerConn(501), "501"},
+		{"WithStreamURL ftp", itick.WithStreamURL("ftp://h.example"), "ftp://h.example"},
+		{"WithStreamHTTPClient nil", itick.WithStreamHTTPClient(nil), "WithStreamHTTPClient"},
+	}
+	// Nothing listens here; a bad option must fail before any dial.
+	c, err := itick.NewClient(testToken, itick.WithBaseURL("http://127.0.0.1:1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range stream {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, err := c.Stream(t.Context(), itick.AssetStock, tt.opt)
+			if s != nil || !errors.Is(err, itick.ErrInvalidArgument) {
+				t.Fatalf("Stream = %v, %v; want ErrInvalidArgument", s, err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not name %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestOptionBoundsAccepted: the largest values the options allow, and
+// header values net/http accepts, still make a client.
+func TestOptionBoundsAccepted(t *testing.T) {
+	t.Parallel()
+	_, err := itick.NewClient(testToken,
+		itick.WithBatchSize(1000),
+		itick.WithConcurrency(256),
+		itick.WithRetries(100),
+		itick.WithMaxResponseBytes(1<<30),
+		itick.WithRateLimit(1e9, math.MaxInt),
+		itick.WithUserAgent("bot/1.0\t(café; +https://example.com)"),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pageCycler answers page p with pages[p % len(pages)], counting requests:
+// a server that cycles through a few pages whatever page is asked for.
+func pageCycler(t *testing.T, path string, pages ...func(p int) string) (*httptest.Server, *atomic.Int64) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != path {
+			http.NotFound(w, r)
+			return
+		}
+		n.Add(1)
+		p, err := strconv.Atoi(r.URL.Query().Get("page"))
+		if err != nil {
+			t.Errorf("page %q: %v", r.URL.Query().Get("page"), err)
+		}
+		io.WriteString(w, pages[p%len(pages)](p))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+// TestBehaviour10_PagingStopsAtAnyRepeatedPage: pages alternating A, B, A,
+// B end the iteration at the second A, for splits and IPOs alike.
+func TestBehaviour10_PagingStopsAtAnyRepeatedPage(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		path  string
+		pages []func(p int) string
+		iter  func(c *itick.Client, ctx context.Context) func(yield func(string, error) bool)
+	}{
+		{"Splits", "/stock/split",
+			[]func(int) string{func(int) string { return splitPage(0, 2, 0, false) }, func(int) string { return splitPage(1, 2, 0, false) }},
+			func(c *itick.Client, ctx context.Context) func(yield func(string, error) bool) {
+				return func(yield func(string, error) bool) {
+					for r, err := range c.Stock.Splits(ctx, itick.RegionUS) {
+						if !yield(r.Code, err) {
+							return
+						}
+					}
+				}
+			}},
+		{"IPOs", "/stock/ipo",
+			[]func(int) string{func(int) string { return ipoPageBody(0, 0, 2, 0, false) }, func(int) string { return ipoPageBody(1, 2, 2, 0, false) }},
+			func(c *itick.Client, ctx context.Context) func(yield func(string, error) bool) {
+				return func(yield func(string, error) bool) {
+					for r, err := range c.Stock.IPOs(ctx, itick.IPOUpcoming, itick.RegionUS) {
+						if !yield(r.Code, err) {
+							return
+						}
+					}
+				}
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, n := pageCycler(t, tc.path, tc.pages...)
+			c := newServerClient(t, srv.URL)
+			var got []string
+			for code, err := range tc.iter(c, t.Context()) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, code)
+				if len(got) > 100 {
+					t.Fatalf("the iteration does not stop: %d requests so far", n.Load())
+				}
+			}
+			if len(got) != 4 {
+				t.Errorf("%d records (%v), want the 4 of pages A and B", len(got), got)
+			}
+			if m := n.Load(); m != 3 {
+				t.Errorf("%d requests, want 3: A, B, then A again", m)
+			}
+		})
+	}
+}
+
+// TestNewsGetRejectsDotSegments: an id that is a dot segment, also
+// percent-encoded, would put another path on the wire; it is
+// ErrInvalidArgument and nothing is sent.
+func TestNewsGetRejectsDotSegments(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		n.Add(1)
+		http.NotFound(w, nil)
+	}))
+	defer srv.Close()
+	c := newServerClient(t, srv.URL)
+	for _, id := range []string{".", "..", " .. ", "%2e", "%2E", "%2e%2E", ".%2e", "%2e."} {
+		_, err := c.News.Get(t.Context(), id, "en")
+		if !errors.Is(err, itick.ErrInvalidArgument) {
+			t.Errorf("Get(%q): err = %v, want ErrInvalidArgument", id, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), strconv.Quote(strings.TrimSpace(id))) {
+			t.Errorf("Get(%q): error %q does not name the id", id, err)
+		}
+	}
+	if m := n.Load(); m != 0 {
+		t.Errorf("%d requests sent, want 0", m)
+	}
+}
+
+// TestNewsGetIDStaysOneSegment: whatever an id holds, the request goes to
+// /news/<id> as one segment with the query the SDK built.
+func TestNewsGetIDStaysOneSegment(t *testing.T) {
+	t.Parallel()
+	type seenReq struct{ path, rawPath, query string }
+	got := make(chan seenReq, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- seenReq{r.URL.Path, r.URL.EscapedPath(), r.URL.RawQuery}
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `{"code":404,"msg":"not found"}`)
+	}))
+	defer srv.Close()
+	c := newServerClient(t, srv.URL+"/v1", itick.WithRetries(0))
+	for _, tc := range []struct{ id, path, escaped string }{
+		{"../stock/quote", "/v1/news/../stock/quote", "/v1/news/..%2Fstock%2Fquote"},
+		{"a?lang=zh", "/v1/news/a?lang=zh", "/v1/news/a%3Flang=zh"},
+		{"..a", "/v1/news/..a", "/v1/news/..a"},
+		{"%2e%2e%2fx", "/v1/news/%2e%2e%2fx", "/v1/news/%252e%252e%252fx"},
+	} {
+		if _, err := c.News.Get(t.Context(), tc.id, "en"); !errors.Is(err, itick.ErrNotFound) {
+			t.Errorf("Get(%q): err = %v, want the server's 404", tc.id, err)
+		}
+		r := <-got
+		if r.path != tc.path || r.rawPath != tc.escaped || r.query != "lang=en" {
+			t.Errorf("Get(%q) reached %s (%s) ?%s, want %s (%s) ?lang=en", tc.id, r.path, r.rawPath, r.query, tc.path, tc.escaped)
+		}
+	}
+}
