@@ -107,6 +107,13 @@ func (i Interval) Duration() time.Duration {
 
 func (i Interval) valid() bool { return i >= OneMinute && i <= OneMonth }
 
+// MaxKlineLimit is the most candles per code one K-line request may ask
+// for: the service's published bound. A larger limit is ErrInvalidArgument
+// rather than a silent split into several requests, so one call stays one
+// request of the quota; KlineRange and KlinesRange page through longer
+// histories.
+const MaxKlineLimit = 500
+
 // KlineOption refines a K-line request.
 type KlineOption func(*klineOptions)
 
@@ -221,6 +228,9 @@ func klineQuery(interval Interval, limit int, opts []KlineOption) (url.Values, e
 	}
 	if limit < 1 {
 		return nil, invalidArg("kline limit %d is below 1", limit)
+	}
+	if limit > MaxKlineLimit {
+		return nil, invalidArg("kline limit %d is over the service's bound of %d candles a request", limit, MaxKlineLimit)
 	}
 	var o klineOptions
 	for _, opt := range opts {

@@ -150,9 +150,9 @@ func splitCodes(s string) []string {
 	return out
 }
 
-// MaxKlineLimit is the most candles per code the simulator returns; a
-// larger limit is served as this many.
-const MaxKlineLimit = 1000
+// MaxKlineLimit is the largest kline limit the service accepts (its
+// published bound); a larger one is refused with CodeBadRequest.
+const MaxKlineLimit = itick.MaxKlineLimit
 
 func (c *call) interval() (itick.Interval, error) {
 	n, err := strconv.Atoi(c.query.Get("kType"))
@@ -234,11 +234,14 @@ func (c *call) klineArgs() (klineArgs, error) {
 	if limit < 1 {
 		return klineArgs{}, paramError("limit must be at least 1")
 	}
+	if limit > MaxKlineLimit {
+		return klineArgs{}, paramError("limit %d is over the most allowed, %d", limit, MaxKlineLimit)
+	}
 	end, err := c.end()
 	if err != nil {
 		return klineArgs{}, err
 	}
-	return klineArgs{iv, min(limit, MaxKlineLimit), end}, nil
+	return klineArgs{iv, limit, end}, nil
 }
 
 func serveKlines(c *call) (any, error) {
