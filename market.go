@@ -120,6 +120,12 @@ type KlineOption func(*klineOptions)
 type klineOptions struct {
 	exchange string
 	end      time.Time
+	endSet   bool
+
+	// Range calls only.
+	pageSize    int
+	pageSizeSet bool
+	progress    func(RangeProgress)
 }
 
 // WithExchange selects the exchange among stocks of one market (the e of
@@ -130,7 +136,7 @@ func WithExchange(exchange string) KlineOption {
 
 // WithEnd asks for candles up to t (sent as et, Unix ms) instead of now.
 func WithEnd(t time.Time) KlineOption {
-	return func(o *klineOptions) { o.end = t }
+	return func(o *klineOptions) { o.end, o.endSet = t, true }
 }
 
 // market is the plumbing every asset class shares; a service is a thin
@@ -237,6 +243,9 @@ func klineQuery(interval Interval, limit int, opts []KlineOption) (url.Values, e
 		if opt != nil {
 			opt(&o)
 		}
+	}
+	if o.pageSizeSet || o.progress != nil {
+		return nil, invalidArg("WithPageSize and WithProgress apply to KlineRange and KlinesRange only")
 	}
 	q := url.Values{}
 	q.Set("kType", strconv.Itoa(int(interval)))
