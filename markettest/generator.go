@@ -264,8 +264,9 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// Price returns the price of a product at the instant at.
+// Price returns the price of a product at the instant at, which stands
+// still while its market is closed.
 func (g *Generator) Price(class Class, region itick.Region, code string, at time.Time) float64 {
 	p := g.product(class, region, code)
-	return p.round(g.price(p, at.UnixMilli()))
+	return p.round(g.price(p, calendarOf(class, region, code).effective(at.UnixMilli())))
 }

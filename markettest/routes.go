@@ -128,6 +128,7 @@ type call struct {
 	query url.Values
 	vars  map[string]string // {name} segments of the path
 	now   time.Time
+	cfg   *config
 }
 
 // pathValue returns the path segment the route names {name}.
@@ -241,7 +242,20 @@ func (c *call) klineArgs() (klineArgs, error) {
 	if err != nil {
 		return klineArgs{}, err
 	}
+	if c.cfg != nil && c.cfg.klineCap > 0 {
+		limit = min(limit, c.cfg.klineCap)
+	}
 	return klineArgs{iv, limit, end}, nil
+}
+
+// klines serves one code's candles from the generator's series, with no
+// candle before the server's first date.
+func (c *call) klines(code string, a klineArgs) []itick.Kline {
+	var first time.Time
+	if c.cfg != nil {
+		first = c.cfg.firstDate
+	}
+	return c.gen.klines(c.class, c.region(), code, a.interval, a.limit, a.end, c.now, first)
 }
 
 func serveKlines(c *call) (any, error) {
@@ -250,7 +264,7 @@ func serveKlines(c *call) (any, error) {
 		return nil, err
 	}
 	return perCode(c, func(code string) []klineWire {
-		return wireKlines(c.gen.Klines(c.class, c.region(), code, a.interval, a.limit, a.end, c.now))
+		return wireKlines(c.klines(code, a))
 	}), nil
 }
 
