@@ -159,3 +159,47 @@ func (m *exchangeMarket) holidayIndex(year int) map[time.Time]holiday {
 	v, _ := holidayCache.LoadOrStore(key, idx)
 	return v.(map[time.Time]holiday)
 }
+
+// hourCache keeps hourly candles that closed, which every longer candle
+// and every quote is built from and which never change, so a server
+// answering the same days again does not recompute them. It is a fixed
+// table: an entry evicts whatever hashed to its slot.
+type hourCache struct {
+	once    sync.Once
+	locks   [64]sync.Mutex
+	entries []hourEntry
+}
+
+type hourEntry struct {
+	key   uint64
+	start int64
+	k     itick.Kline
+	ok    bool
+	valid bool
+}
+
+const hourCacheSize = 1 << 14
+
+func (c *hourCache) slot(key uint64, start int64) (int, *sync.Mutex) {
+	c.once.Do(func() { c.entries = make([]hourEntry, hourCacheSize) })
+	i := int(mix(key^uint64(start)) % hourCacheSize)
+	return i, &c.locks[i%len(c.locks)]
+}
+
+func (c *hourCache) get(key uint64, start int64) (itick.Kline, bool, bool) {
+	i, mu := c.slot(key, start)
+	mu.Lock()
+	defer mu.Unlock()
+	e := c.entries[i]
+	if e.valid && e.key == key && e.start == start {
+		return e.k, e.ok, true
+	}
+	return itick.Kline{}, false, false
+}
+
+func (c *hourCache) put(key uint64, start int64, k itick.Kline, ok bool) {
+	i, mu := c.slot(key, start)
+	mu.Lock()
+	defer mu.Unlock()
+	c.entries[i] = hourEntry{key: key, start: start, k: k, ok: ok, valid: true}
+}

@@ -33,7 +33,8 @@ const (
 // from seconds to a year, so any instant can be evaluated without replaying
 // history. A Generator is safe for concurrent use.
 type Generator struct {
-	seed uint64
+	seed  uint64
+	hours hourCache
 }
 
 // NewGenerator returns a Generator for seed.

@@ -34,7 +34,7 @@ func (g *Generator) candle(p product, cal calendar, start, span, now int64) (k i
 	}
 	if span > hourMs {
 		for h := start; h < start+span && h <= now; h += hourMs {
-			if sub, ok := g.candle(p, cal, h, hourMs, now); ok {
+			if sub, ok := g.hourCandle(p, cal, h, now); ok {
 				hi, lo = max(hi, sub.High), min(lo, sub.Low)
 			}
 		}
@@ -51,6 +51,19 @@ func (g *Generator) candle(p product, cal calendar, start, span, now int64) (k i
 	turnover := roundDec(vol*(open+hi+lo+cl)/4, 2)
 	return itick.Kline{Time: time.UnixMilli(start).UTC(), Open: open, High: hi, Low: lo, Close: cl,
 		Volume: vol, Turnover: turnover}, true
+}
+
+// hourCandle is candle for an hour, from the cache once the hour is over.
+func (g *Generator) hourCandle(p product, cal calendar, start, now int64) (itick.Kline, bool) {
+	if start+hourMs > now {
+		return g.candle(p, cal, start, hourMs, now)
+	}
+	if k, ok, hit := g.hours.get(p.key, start); hit {
+		return k, ok
+	}
+	k, ok := g.candle(p, cal, start, hourMs, now)
+	g.hours.put(p.key, start, k, ok)
+	return k, ok
 }
 
 // at is the instant offset ms of trading into ws.
