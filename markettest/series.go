@@ -33,9 +33,14 @@ func (g *Generator) candle(p product, cal calendar, start, span, now int64) (k i
 		traded += w.to - w.from
 	}
 	if span > hourMs {
-		for h := start; h < start+span && h <= now; h += hourMs {
-			if sub, ok := g.hourCandle(p, cal, h, now); ok {
-				hi, lo = max(hi, sub.High), min(lo, sub.Low)
+		// Only the hours that hold trading have a candle.
+		next := int64(math.MinInt64)
+		for _, w := range ws {
+			for h := max(floorDiv(w.from, hourMs)*hourMs, next); h < w.to; h += hourMs {
+				if sub, ok := g.hourCandle(p, cal, h, now); ok {
+					hi, lo = max(hi, sub.High), min(lo, sub.Low)
+				}
+				next = h + hourMs
 			}
 		}
 	} else {
