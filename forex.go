@@ -1,6 +1,9 @@
 package itick
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // ForexService serves forex pair market data. Forex quotes carry
 // PrevClose, Change and ChangePercent when the service sends them, as its
@@ -45,4 +48,17 @@ func (s *ForexService) Tick(ctx context.Context, region Region, code string) (*T
 // Ticks returns the latest trades of many pairs, keyed by code.
 func (s *ForexService) Ticks(ctx context.Context, region Region, codes []string) (map[string]Tick, error) {
 	return s.m.ticks(ctx, region, codes)
+}
+
+// KlineRange returns every candle of one pair with from <= Time < to,
+// oldest first, however many requests that takes, as
+// StockService.KlineRange does.
+func (s *ForexService) KlineRange(ctx context.Context, region Region, code string, interval Interval, from, to time.Time, opts ...KlineOption) ([]Kline, error) {
+	return s.m.klineRange(ctx, region, code, interval, from, to, opts)
+}
+
+// KlinesRange returns every candle with from <= Time < to of many
+// pairs, oldest first, keyed by code, as StockService.KlinesRange does.
+func (s *ForexService) KlinesRange(ctx context.Context, region Region, codes []string, interval Interval, from, to time.Time, opts ...KlineOption) (map[string][]Kline, error) {
+	return s.m.klinesRange(ctx, region, codes, interval, from, to, opts)
 }

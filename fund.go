@@ -1,6 +1,9 @@
 package itick
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // FundService serves fund market data.
 type FundService struct{ m market }
@@ -45,4 +48,17 @@ func (s *FundService) Tick(ctx context.Context, region Region, code string) (*Ti
 // Ticks returns the latest trades of many funds, keyed by code.
 func (s *FundService) Ticks(ctx context.Context, region Region, codes []string) (map[string]Tick, error) {
 	return s.m.ticks(ctx, region, codes)
+}
+
+// KlineRange returns every candle of one fund with from <= Time < to,
+// oldest first, however many requests that takes, as
+// StockService.KlineRange does.
+func (s *FundService) KlineRange(ctx context.Context, region Region, code string, interval Interval, from, to time.Time, opts ...KlineOption) ([]Kline, error) {
+	return s.m.klineRange(ctx, region, code, interval, from, to, opts)
+}
+
+// KlinesRange returns every candle with from <= Time < to of many
+// funds, oldest first, keyed by code, as StockService.KlinesRange does.
+func (s *FundService) KlinesRange(ctx context.Context, region Region, codes []string, interval Interval, from, to time.Time, opts ...KlineOption) (map[string][]Kline, error) {
+	return s.m.klinesRange(ctx, region, codes, interval, from, to, opts)
 }

@@ -1,6 +1,9 @@
 package itick
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // FutureService serves futures market data.
 type FutureService struct{ m market }
@@ -43,4 +46,17 @@ func (s *FutureService) Tick(ctx context.Context, region Region, code string) (*
 // Ticks returns the latest trades of many contracts, keyed by code.
 func (s *FutureService) Ticks(ctx context.Context, region Region, codes []string) (map[string]Tick, error) {
 	return s.m.ticks(ctx, region, codes)
+}
+
+// KlineRange returns every candle of one contract with from <= Time < to,
+// oldest first, however many requests that takes, as
+// StockService.KlineRange does.
+func (s *FutureService) KlineRange(ctx context.Context, region Region, code string, interval Interval, from, to time.Time, opts ...KlineOption) ([]Kline, error) {
+	return s.m.klineRange(ctx, region, code, interval, from, to, opts)
+}
+
+// KlinesRange returns every candle with from <= Time < to of many
+// contracts, oldest first, keyed by code, as StockService.KlinesRange does.
+func (s *FutureService) KlinesRange(ctx context.Context, region Region, codes []string, interval Interval, from, to time.Time, opts ...KlineOption) (map[string][]Kline, error) {
+	return s.m.klinesRange(ctx, region, codes, interval, from, to, opts)
 }

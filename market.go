@@ -118,12 +118,25 @@ func (i Interval) Duration() time.Duration {
 
 func (i Interval) valid() bool { return i >= OneMinute && i <= OneMonth }
 
+// MaxKlineLimit is the most candles per code one K-line request may ask
+// for: the service's published bound. A larger limit is ErrInvalidArgument
+// rather than a silent split into several requests, so one call stays one
+// request of the quota; KlineRange and KlinesRange page through longer
+// histories.
+const MaxKlineLimit = 500
+
 // KlineOption refines a K-line request.
 type KlineOption func(*klineOptions)
 
 type klineOptions struct {
 	exchange string
 	end      time.Time
+	endSet   bool
+
+	// Range calls only.
+	pageSize    int
+	pageSizeSet bool
+	progress    func(RangeProgress)
 }
 
 // WithExchange selects the exchange among stocks of one market (the e of
@@ -134,7 +147,7 @@ func WithExchange(exchange string) KlineOption {
 
 // WithEnd asks for candles up to t (sent as et, Unix ms) instead of now.
 func WithEnd(t time.Time) KlineOption {
-	return func(o *klineOptions) { o.end = t }
+	return func(o *klineOptions) { o.end, o.endSet = t, true }
 }
 
 // market is the plumbing every asset class shares; a service is a thin
@@ -257,11 +270,17 @@ func klineQuery(interval Interval, limit int, opts []KlineOption) (url.Values, e
 	if limit < 1 {
 		return nil, invalidArg("kline limit %d is below 1", limit)
 	}
+	if limit > MaxKlineLimit {
+		return nil, invalidArg("kline limit %d is over the service's bound of %d candles a request", limit, MaxKlineLimit)
+	}
 	var o klineOptions
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
 		}
+	}
+	if o.pageSizeSet || o.progress != nil {
+		return nil, invalidArg("WithPageSize and WithProgress apply to KlineRange and KlinesRange only")
 	}
 	q := url.Values{}
 	q.Set("kType", strconv.Itoa(int(interval)))

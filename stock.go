@@ -1,6 +1,9 @@
 package itick
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // StockService serves stock market data.
 type StockService struct{ m market }
@@ -79,4 +82,39 @@ func (s *StockService) DepthsWith(ctx context.Context, region Region, codes []st
 // options such as WithQuoteExchange.
 func (s *StockService) DepthWith(ctx context.Context, region Region, code string, opts ...QuoteOption) (*DepthBook, error) {
 	return fetchOne[DepthBook](ctx, s.m.c, s.m.path("depth"), region, code, quoteQuery(opts))
+}
+
+// KlineRange returns every candle of one stock with from <= Time < to,
+// oldest first, however many requests that takes. It pages back from to
+// with the single-code endpoint; the rules are KlinesRange's. On an error
+// the candles that arrived, the newest part of the range, come back with it.
+func (s *StockService) KlineRange(ctx context.Context, region Region, code string, interval Interval, from, to time.Time, opts ...KlineOption) ([]Kline, error) {
+	return s.m.klineRange(ctx, region, code, interval, from, to, opts)
+}
+
+// KlinesRange returns every candle with from <= Time < to of many stocks,
+// oldest first with no duplicates, keyed by code; a code with no candle in
+// the range is absent. A to in the future means now.
+//
+// It asks the batch endpoint for pages of WithPageSize candles (default
+// DefaultPageSize) ending just before to, then just before each code's
+// oldest candle so far, until a page reaches from. One request serves a
+// chunk of codes whose pages end at the same time, chunks go out as any
+// batch call's do, and every request waits on the client's limiter. A
+// service that treats et as inclusive or exclusive, answers with pages that
+// overlap or are shorter than asked, gets the same result. A page that
+// brings a code nothing older ends that code's range (its history ran out),
+// so the call never loops.
+//
+// A failure ends the failing codes' ranges; a 429 that was not waited out,
+// or the end of ctx, ends every range. What arrived comes back, each
+// code's candles being the newest part of its range, with a *BatchError
+// naming the codes whose ranges are incomplete: asking again for
+// [from, first candle's Time) completes them. When the codes fit in one
+// chunk the error comes as it is, and ErrUnauthorized and ErrPlanLimit
+// always do, with no results. WithEnd is ErrInvalidArgument here; so are
+// from >= to, a zero from or to, and an unknown interval. WithProgress
+// reports each page, and each page is a debug line in the client's log.
+func (s *StockService) KlinesRange(ctx context.Context, region Region, codes []string, interval Interval, from, to time.Time, opts ...KlineOption) (map[string][]Kline, error) {
+	return s.m.klinesRange(ctx, region, codes, interval, from, to, opts)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -150,6 +151,42 @@ var klineMethods = []struct {
 		_, err := c.Indices.Klines(ctx, itick.RegionGB, []string{"SPX"}, iv, limit)
 		return err
 	}},
+	{"Fund.Klines", func(ctx context.Context, c *itick.Client, iv itick.Interval, limit int) error {
+		_, err := c.Fund.Klines(ctx, itick.RegionUS, []string{"QQQ"}, iv, limit)
+		return err
+	}},
+}
+
+// singleKlineMethods are the single-code forms, whose arguments are checked
+// the same way.
+var singleKlineMethods = []struct {
+	name string
+	call func(ctx context.Context, c *itick.Client, iv itick.Interval, limit int) error
+}{
+	{"Stock.Kline", func(ctx context.Context, c *itick.Client, iv itick.Interval, limit int) error {
+		_, err := c.Stock.Kline(ctx, itick.RegionHK, "700", iv, limit)
+		return err
+	}},
+	{"Crypto.Kline", func(ctx context.Context, c *itick.Client, iv itick.Interval, limit int) error {
+		_, err := c.Crypto.Kline(ctx, itick.RegionBA, "BTCUSDT", iv, limit)
+		return err
+	}},
+	{"Forex.Kline", func(ctx context.Context, c *itick.Client, iv itick.Interval, limit int) error {
+		_, err := c.Forex.Kline(ctx, itick.RegionGB, "EURUSD", iv, limit)
+		return err
+	}},
+	{"Future.Kline", func(ctx context.Context, c *itick.Client, iv itick.Interval, limit int) error {
+		_, err := c.Future.Kline(ctx, itick.RegionUS, "CL", iv, limit)
+		return err
+	}},
+	{"Fund.Kline", func(ctx context.Context, c *itick.Client, iv itick.Interval, limit int) error {
+		_, err := c.Fund.Kline(ctx, itick.RegionUS, "QQQ", iv, limit)
+		return err
+	}},
+	{"Indices.Kline", func(ctx context.Context, c *itick.Client, iv itick.Interval, limit int) error {
+		_, err := c.Indices.Kline(ctx, itick.RegionGB, "SPX", iv, limit)
+		return err
+	}},
 }
 
 // depthMethods are the single-code depth methods.
@@ -225,7 +262,7 @@ func validationCases(t *testing.T) []validationCase {
 			}, bc.want})
 		}
 	}
-	for _, m := range klineMethods {
+	for _, m := range append(slices.Clone(klineMethods), singleKlineMethods...) {
 		for _, bad := range []struct {
 			name     string
 			interval itick.Interval
@@ -237,6 +274,8 @@ func validationCases(t *testing.T) []validationCase {
 			{"interval -1", -1, 10, "-1"},
 			{"limit 0", itick.OneDay, 0, "limit"},
 			{"limit -5", itick.OneDay, -5, "-5"},
+			{"limit 501", itick.OneDay, 501, "500"},
+			{"limit 1000", itick.OneDay, 1000, "1000"},
 		} {
 			cases = append(cases, validationCase{m.name + "/" + bad.name, func(ctx context.Context, c *itick.Client) error {
 				return m.call(ctx, c, bad.interval, bad.limit)

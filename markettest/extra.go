@@ -18,7 +18,7 @@ func serveKline(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return wireKlines(c.gen.Klines(c.class, c.region(), c.code(), a.interval, a.limit, a.end, c.now)), nil
+	return wireKlines(c.klines(c.code(), a)), nil
 }
 
 func serveTick(c *call) (any, error) {

@@ -125,8 +125,9 @@ func TestTickWireFieldsByClass(t *testing.T) {
 				t.Errorf("%s: fields (-want +got):\n%s", pq, diff)
 			}
 			price := g.Price(c.class, c.region, code, fixedNow)
-			if m["ld"] != price || m["s"] != code || m["t"] != float64(fixedNow.UnixMilli()) || m["v"].(float64) <= 0 {
-				t.Errorf("%s: tick %v, want the price %v at %d", pq, m, price, fixedNow.UnixMilli())
+			at := lastTrade(c.class, c.region, code)
+			if m["ld"] != price || m["s"] != code || m["t"] != float64(at.UnixMilli()) || m["v"].(float64) <= 0 {
+				t.Errorf("%s: tick %v, want the price %v at %d", pq, m, price, at.UnixMilli())
 			}
 		}
 	}

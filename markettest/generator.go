@@ -33,7 +33,8 @@ const (
 // from seconds to a year, so any instant can be evaluated without replaying
 // history. A Generator is safe for concurrent use.
 type Generator struct {
-	seed uint64
+	seed  uint64
+	hours hourCache
 }
 
 // NewGenerator returns a Generator for seed.
@@ -264,8 +265,9 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// Price returns the price of a product at the instant at.
+// Price returns the price of a product at the instant at, which stands
+// still while its market is closed.
 func (g *Generator) Price(class Class, region itick.Region, code string, at time.Time) float64 {
 	p := g.product(class, region, code)
-	return p.round(g.price(p, at.UnixMilli()))
+	return p.round(g.price(p, calendarOf(class, region, code).effective(at.UnixMilli())))
 }

@@ -113,7 +113,7 @@ func (s *Server) respond(r *http.Request, now time.Time) response {
 		s.count(func(st *Stats) { st.Succeeded++ })
 		return envelopeResponse(0, rt.msg(), struct{}{})
 	}
-	data, err := rt.serve(&call{gen: s.gen, class: rt.class, query: q, vars: vars, now: now})
+	data, err := rt.serve(&call{gen: s.gen, class: rt.class, query: q, vars: vars, now: now, cfg: &s.cfg})
 	if err != nil {
 		if pe, ok := err.(*envelopeError); ok {
 			return s.refuse(pe.code, pe.msg)

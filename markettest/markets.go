@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	_ "time/tzdata" // market hours need the zones even where the system has none
 )
@@ -93,11 +94,19 @@ func findMarket(code string) *exchangeMarket {
 	return nil
 }
 
+// locations caches the markets' zones: loading one is slow, and the
+// calendar asks for it on every candle.
+var locations sync.Map // zone name -> *time.Location
+
 func (m *exchangeMarket) location() *time.Location {
+	if loc, ok := locations.Load(m.zone); ok {
+		return loc.(*time.Location)
+	}
 	loc, err := time.LoadLocation(m.zone)
 	if err != nil { // cannot happen with time/tzdata linked in
-		return time.FixedZone(m.zone, int(m.tz*3600))
+		loc = time.FixedZone(m.zone, int(m.tz*3600))
 	}
+	locations.Store(m.zone, loc)
 	return loc
 }
 
@@ -130,12 +139,8 @@ func (m *exchangeMarket) sessionList() string {
 // holidayOn returns the market's holiday on the calendar date of local.
 func (m *exchangeMarket) holidayOn(local time.Time) (holiday, bool) {
 	day := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, time.UTC)
-	for _, h := range m.holidaysOf(local.Year()) {
-		if h.date.Equal(day) {
-			return h, true
-		}
-	}
-	return holiday{}, false
+	h, ok := m.holidayIndex(local.Year())[day]
+	return h, ok
 }
 
 // holidaysOf returns the market's holidays of year in date order, weekend

@@ -129,6 +129,7 @@ type call struct {
 	query url.Values
 	vars  map[string]string // {name} segments of the path
 	now   time.Time
+	cfg   *config
 }
 
 // pathValue returns the path segment the route names {name}.
@@ -151,9 +152,9 @@ func splitCodes(s string) []string {
 	return out
 }
 
-// MaxKlineLimit is the most candles per code the simulator returns; a
-// larger limit is served as this many.
-const MaxKlineLimit = 1000
+// MaxKlineLimit is the largest kline limit the service accepts (its
+// published bound); a larger one is refused with CodeBadRequest.
+const MaxKlineLimit = itick.MaxKlineLimit
 
 func (c *call) interval() (itick.Interval, error) {
 	n, err := strconv.Atoi(c.query.Get("kType"))
@@ -235,11 +236,27 @@ func (c *call) klineArgs() (klineArgs, error) {
 	if limit < 1 {
 		return klineArgs{}, paramError("limit must be at least 1")
 	}
+	if limit > MaxKlineLimit {
+		return klineArgs{}, paramError("limit %d is over the most allowed, %d", limit, MaxKlineLimit)
+	}
 	end, err := c.end()
 	if err != nil {
 		return klineArgs{}, err
 	}
-	return klineArgs{iv, min(limit, MaxKlineLimit), end}, nil
+	if c.cfg != nil && c.cfg.klineCap > 0 {
+		limit = min(limit, c.cfg.klineCap)
+	}
+	return klineArgs{iv, limit, end}, nil
+}
+
+// klines serves one code's candles from the generator's series, with no
+// candle before the server's first date.
+func (c *call) klines(code string, a klineArgs) []itick.Kline {
+	var first time.Time
+	if c.cfg != nil {
+		first = c.cfg.firstDate
+	}
+	return c.gen.klines(c.class, c.region(), code, a.interval, a.limit, a.end, c.now, first)
 }
 
 func serveKlines(c *call) (any, error) {
@@ -248,7 +265,7 @@ func serveKlines(c *call) (any, error) {
 		return nil, err
 	}
 	return perCode(c, func(code string) []klineWire {
-		return wireKlines(c.gen.Klines(c.class, c.region(), code, a.interval, a.limit, a.end, c.now))
+		return wireKlines(c.klines(code, a))
 	}), nil
 }
 

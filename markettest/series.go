@@ -2,40 +2,84 @@ package markettest
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/d19c4e34/itick"
 )
 
-// candleSamples is how many points inside a candle are looked at for its
-// high and low, besides the open and the close.
+// candleSamples is how many points inside a candle of an hour or less
+// are looked at for its high and low, besides the open and the close.
 const candleSamples = 6
 
+const hourMs = 60 * 60 * 1000
+
 // candle builds the candle of p that starts at start (ms) and lasts span
-// ms, seen at now (ms): a candle still open at now closes at now's price.
-func (g *Generator) candle(p product, start, span, now int64) itick.Kline {
-	end := start + span
-	if end > now {
-		end = now
+// ms, seen at now (ms), from the trading the calendar puts in it: it opens
+// at the first trading instant and closes at the last one (now's, while it
+// is still open). A longer candle's high and low are those of the hourly
+// candles it holds, so a daily candle's range contains its hours'. ok is
+// false when nothing traded in it by now.
+func (g *Generator) candle(p product, cal calendar, start, span, now int64) (k itick.Kline, ok bool) {
+	ws := cal.windows(start, min(start+span, now+1))
+	if len(ws) == 0 {
+		return itick.Kline{}, false
 	}
-	if end < start {
-		end = start
-	}
-	open := p.round(g.price(p, start))
-	cl := p.round(g.price(p, end))
+	open := p.round(g.price(p, ws[0].from))
+	cl := p.round(g.price(p, ws[len(ws)-1].to-1))
 	hi, lo := max(open, cl), min(open, cl)
-	for i := 1; i <= candleSamples; i++ {
-		t := start + (end-start)*int64(i)/int64(candleSamples+1)
-		x := p.round(g.price(p, t))
-		hi, lo = max(hi, x), min(lo, x)
+	var traded int64
+	for _, w := range ws {
+		traded += w.to - w.from
 	}
-	// Volume: a typical rate for the candle's length, varied per candle.
-	minutes := float64(end-start) / 60000
+	if span > hourMs {
+		// Only the hours that hold trading have a candle.
+		next := int64(math.MinInt64)
+		for _, w := range ws {
+			for h := max(floorDiv(w.from, hourMs)*hourMs, next); h < w.to; h += hourMs {
+				if sub, ok := g.hourCandle(p, cal, h, now); ok {
+					hi, lo = max(hi, sub.High), min(lo, sub.Low)
+				}
+				next = h + hourMs
+			}
+		}
+	} else {
+		for i := 1; i <= candleSamples; i++ {
+			x := p.round(g.price(p, at(ws, traded*int64(i)/int64(candleSamples+1))))
+			hi, lo = max(hi, x), min(lo, x)
+		}
+	}
+	// Volume: a typical rate for the time traded, varied per candle.
+	minutes := float64(traded) / 60000
 	vol := p.perMin * minutes * (0.4 + 1.2*unit(mix(p.key^0xabc^uint64(start)^uint64(span)<<20)))
 	vol = p.roundVolume(vol)
 	turnover := roundDec(vol*(open+hi+lo+cl)/4, 2)
 	return itick.Kline{Time: time.UnixMilli(start).UTC(), Open: open, High: hi, Low: lo, Close: cl,
-		Volume: vol, Turnover: turnover}
+		Volume: vol, Turnover: turnover}, true
+}
+
+// hourCandle is candle for an hour, from the cache once the hour is over.
+func (g *Generator) hourCandle(p product, cal calendar, start, now int64) (itick.Kline, bool) {
+	if start+hourMs > now {
+		return g.candle(p, cal, start, hourMs, now)
+	}
+	if k, ok, hit := g.hours.get(p.key, start); hit {
+		return k, ok
+	}
+	k, ok := g.candle(p, cal, start, hourMs, now)
+	g.hours.put(p.key, start, k, ok)
+	return k, ok
+}
+
+// at is the instant offset ms of trading into ws.
+func at(ws []tradingSpan, offset int64) int64 {
+	for _, w := range ws {
+		if offset < w.to-w.from {
+			return w.from + offset
+		}
+		offset -= w.to - w.from
+	}
+	return ws[len(ws)-1].to - 1
 }
 
 // roundVolume gives fractional volumes for crypto and whole ones otherwise.
@@ -50,53 +94,88 @@ func (p product) roundVolume(v float64) float64 {
 }
 
 // Klines returns up to limit candles of interval for one product, oldest
-// first, the last one being the candle that holds end. Each Time is a
-// multiple of the interval's Duration (a month counts as 30 days). A
-// candle still open at now closes at the price at now, so end is capped
-// at now. A zero end means now.
+// first, the last one being the latest that holds trading at or before
+// end. Each Time is a multiple of the interval's Duration (a month counts
+// as 30 days). Candles exist only where the product's calendar trades
+// (stocks, funds and indices on their market's trading days, forex and
+// futures on weekdays, crypto always), so a candle follows the previous
+// one by one Duration or more. A candle still open at now closes at the
+// price at now, so end is capped at now. A zero end means now.
 func (g *Generator) Klines(class Class, region itick.Region, code string, interval itick.Interval,
 	limit int, end, now time.Time) []itick.Kline {
+	return g.klines(class, region, code, interval, limit, end, now, time.Time{})
+}
+
+// Series returns every candle of interval with from <= Time < to, as the
+// generator has them at now, oldest first: what a client paging through
+// the range should put together.
+func (g *Generator) Series(class Class, region itick.Region, code string, interval itick.Interval,
+	from, to, now time.Time) []itick.Kline {
+	if !from.Before(to) {
+		return nil
+	}
+	return g.klines(class, region, code, interval, math.MaxInt, to.Add(-time.Millisecond), now, from)
+}
+
+// klines is Klines with no candle before first (zero: no bound).
+func (g *Generator) klines(class Class, region itick.Region, code string, interval itick.Interval,
+	limit int, end, now, first time.Time) []itick.Kline {
 	span := interval.Duration().Milliseconds()
 	if span <= 0 || limit < 1 {
 		return nil
 	}
 	p := g.product(class, region, code)
+	cal := calendarOf(class, region, code)
 	nowMs := now.UnixMilli()
 	endMs := nowMs
 	if !end.IsZero() && end.UnixMilli() < nowMs {
 		endMs = end.UnixMilli()
 	}
-	last := floorDiv(endMs, span) * span
-	out := make([]itick.Kline, 0, limit)
-	for i := limit - 1; i >= 0; i-- {
-		out = append(out, g.candle(p, last-int64(i)*span, span, nowMs))
+	firstMs := int64(math.MinInt64)
+	if !first.IsZero() {
+		firstMs = first.UnixMilli()
 	}
+	out := make([]itick.Kline, 0, min(limit, 1024))
+	for slot := floorDiv(endMs, span) * span; len(out) < limit && slot >= firstMs; {
+		if k, ok := g.candle(p, cal, slot, span, nowMs); ok {
+			out = append(out, k)
+			slot -= span
+			continue
+		}
+		// Skip the closed stretch at once rather than slot by slot.
+		last, ok := cal.lastMoment(slot - 1)
+		if !ok || last >= slot {
+			break
+		}
+		slot = floorDiv(last, span) * span
+	}
+	slices.Reverse(out)
 	return out
 }
 
 // Quote returns the quote of a product at the instant at: Last is the
-// price at at, Open the price at the start of at's UTC day, High and Low
-// the day's range so far, PrevClose the previous day's close. PrevClose,
-// Change and ChangePercent are set for every class; the server leaves
-// them out of crypto, forex and index quotes as the service does.
+// price at the latest trading instant (at itself while the market
+// trades), Open, High, Low, Volume and Turnover those of the latest daily
+// candle, PrevClose the close of the one before. Time is the latest
+// trading instant, so a quote does not move while the market is closed.
+// PrevClose, Change and ChangePercent are set for every class; the server
+// leaves them out of crypto, forex and index quotes as the service does.
 func (g *Generator) Quote(class Class, region itick.Region, code string, at time.Time) itick.Quote {
 	p := g.product(class, region, code)
-	ms := at.UnixMilli()
-	day := itick.OneDay.Duration().Milliseconds()
-	dayStart := floorDiv(ms, day) * day
-	c := g.candle(p, dayStart, day, ms)
-	prev := g.candle(p, dayStart-day, day, ms)
+	ms := calendarOf(class, region, code).effective(at.UnixMilli())
 	q := itick.Quote{
-		Symbol:    code,
-		Last:      c.Close,
-		Open:      c.Open,
-		PrevClose: prev.Close,
-		High:      c.High,
-		Low:       c.Low,
-		Time:      time.UnixMilli(ms).UTC(),
-		Volume:    c.Volume,
-		Turnover:  c.Turnover,
-		Status:    int(itick.StatusNormal),
+		Symbol: code,
+		Last:   p.round(g.price(p, ms)),
+		Time:   time.UnixMilli(ms).UTC(),
+		Status: int(itick.StatusNormal),
+	}
+	days := g.Klines(class, region, code, itick.OneDay, 2, at, at)
+	if n := len(days); n > 0 {
+		c := days[n-1]
+		q.Open, q.High, q.Low, q.Volume, q.Turnover = c.Open, c.High, c.Low, c.Volume, c.Turnover
+		if n > 1 {
+			q.PrevClose = days[n-2].Close
+		}
 	}
 	q.Change = p.round(q.Last - q.PrevClose)
 	if q.PrevClose != 0 {
@@ -131,7 +210,7 @@ func (g *Generator) Depth(class Class, region itick.Region, code string, at time
 		book.Bids = []itick.DepthLevel{{Level: 1}}
 		return book
 	}
-	ms := at.UnixMilli()
+	ms := calendarOf(class, region, code).effective(at.UnixMilli())
 	step := p.step()
 	mid := g.price(p, ms)
 	bid := math.Floor(mid/step) * step
@@ -173,12 +252,13 @@ func (g *Generator) level(p product, po int, price float64, h uint64) itick.Dept
 }
 
 // Tick returns the latest trade of a product at the instant at: its
-// price, time and size, the session for stocks (pre-market or after-hours
+// price, time and size (the last trading instant's while the market is
+// closed, so a tick does not move then), the session for stocks (pre-market or after-hours
 // when the market's hours say so, regular otherwise), turnover and status
 // for crypto.
 func (g *Generator) Tick(class Class, region itick.Region, code string, at time.Time) itick.Tick {
 	p := g.product(class, region, code)
-	ms := at.UnixMilli()
+	ms := calendarOf(class, region, code).effective(at.UnixMilli())
 	h := mix(p.key ^ uint64(ms) ^ 0x71c)
 	t := itick.Tick{Symbol: code, Last: p.round(g.price(p, ms)), Time: time.UnixMilli(ms).UTC()}
 	switch class {

@@ -71,6 +71,8 @@ type config struct {
 	recordLimit int
 	regions     map[itick.Region]bool // nil: every region is covered
 	textCodes   bool
+	klineCap    int       // most candles a K-line request returns; 0: as asked
+	firstDate   time.Time // no candle before it; zero: no bound
 
 	streamInterval    time.Duration
 	streamPingTimeout time.Duration
@@ -114,6 +116,18 @@ func WithBatchSize(n int) Option { return func(c *config) { c.batchSize = n } }
 // the server's clock says; tests of the quota usually give the client
 // itick.WithRetries(0) and move a ManualClock instead.
 func WithQuota(n int) Option { return func(c *config) { c.quota = n } }
+
+// WithKlineCap makes K-line requests return at most n candles per code,
+// however many their limit asks for (up to MaxKlineLimit, beyond which the
+// request is refused), as a service that caps limit does: a client must
+// then cope with pages shorter than it asked for. 0, the default, returns
+// as many as asked.
+func WithKlineCap(n int) Option { return func(c *config) { c.klineCap = max(n, 0) } }
+
+// WithFirstDate sets the start of the simulated history: no candle starts
+// before t, so a client paging back in time finds that history runs out.
+// The default, the zero time, has no bound.
+func WithFirstDate(t time.Time) Option { return func(c *config) { c.firstDate = t } }
 
 // WithRecordLimit bounds how many requests Requests keeps; older ones are
 // dropped first. The default is 10000; 0 or less keeps every request.
@@ -198,6 +212,16 @@ func (s *Server) Client(opts ...itick.Option) (*itick.Client, error) {
 // Generator returns the generator behind the server's data, so a test can
 // compute what the server answers.
 func (s *Server) Generator() *Generator { return s.gen }
+
+// Series returns every candle with from <= Time < to that the server's
+// K-line endpoints serve now (its clock, its first date), oldest first:
+// what a client paging through the range should put together.
+func (s *Server) Series(class Class, region itick.Region, code string, interval itick.Interval, from, to time.Time) []itick.Kline {
+	if from.Before(s.cfg.firstDate) {
+		from = s.cfg.firstDate
+	}
+	return s.gen.Series(class, region, code, interval, from, to, s.cfg.clock())
+}
 
 // Now returns the time on the server's clock.
 func (s *Server) Now() time.Time { return s.cfg.clock() }

@@ -325,6 +325,8 @@ func TestMalformedParameters(t *testing.T) {
 		{"kType text", "/stock/klines?region=US&codes=AAPL&kType=day&limit=1", "kType"},
 		{"limit 0", "/crypto/klines?region=BA&codes=BTCUSDT&kType=1&limit=0", "limit"},
 		{"limit negative", "/crypto/klines?region=BA&codes=BTCUSDT&kType=1&limit=-3", "limit"},
+		{"limit over 500", "/crypto/klines?region=BA&codes=BTCUSDT&kType=1&limit=501", "500"},
+		{"single limit over 500", "/stock/kline?region=US&code=AAPL&kType=8&limit=1000", "500"},
 		{"et text", "/indices/klines?region=GB&codes=HSI&kType=1&limit=1&et=yesterday", "et"},
 		{"page negative", "/stock/split?region=US&page=-1", "page"},
 		{"cursor text", "/news?market=stock&lang=en&limit=5&cursor=later", "cursor"},
