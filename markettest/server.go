@@ -68,6 +68,7 @@ type config struct {
 	plan        itick.Plan
 	batchSize   int
 	quota       int
+	quotaWindow time.Duration
 	recordLimit int
 	regions     map[itick.Region]bool // nil: every region is covered
 	textCodes   bool
@@ -109,8 +110,9 @@ func WithPlan(p itick.Plan) Option { return func(c *config) { c.plan = p } }
 func WithBatchSize(n int) Option { return func(c *config) { c.batchSize = n } }
 
 // WithQuota refuses, with HTTP 429 and a Retry-After, any request past n in
-// a sliding window of 60 seconds on the server's clock. Only requests that
-// pass the token check count. 0, the default, means no quota.
+// a sliding window of 60 seconds (see WithQuotaWindow) on the server's
+// clock. Only requests that pass the token check count. 0, the default,
+// means no quota.
 //
 // The SDK waits out a Retry-After of up to a minute in real time, whatever
 // the server's clock says; tests of the quota usually give the client
@@ -129,6 +131,17 @@ func WithKlineCap(n int) Option { return func(c *config) { c.klineCap = max(n, 0
 // The default, the zero time, has no bound.
 func WithFirstDate(t time.Time) Option { return func(c *config) { c.firstDate = t } }
 
+// WithQuotaWindow sets the span of the quota's sliding window, one minute
+// by default, so tests of fleet-wide pacing can run a quota of n calls in a
+// few seconds instead of a minute. A span of 0 or less keeps the default.
+func WithQuotaWindow(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.quotaWindow = d
+		}
+	}
+}
+
 // WithRecordLimit bounds how many requests Requests keeps; older ones are
 // dropped first. The default is 10000; 0 or less keeps every request.
 func WithRecordLimit(n int) Option { return func(c *config) { c.recordLimit = n } }
@@ -137,7 +150,7 @@ func WithRecordLimit(n int) Option { return func(c *config) { c.recordLimit = n 
 // cannot listen, like httptest.NewServer. Close it when done.
 func NewServer(opts ...Option) *Server {
 	cfg := config{token: DefaultToken, seed: 1, clock: time.Now, plan: itick.PlanBase, recordLimit: 10000,
-		streamInterval: DefaultStreamInterval}
+		quotaWindow: time.Minute, streamInterval: DefaultStreamInterval}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&cfg)
@@ -162,7 +175,7 @@ func NewServer(opts ...Option) *Server {
 		done:     make(chan struct{}),
 	}
 	if cfg.quota > 0 {
-		s.quota = newWindow(cfg.quota, time.Minute)
+		s.quota = newWindow(cfg.quota, cfg.quotaWindow)
 	}
 	s.ws = newStreams(s)
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
@@ -232,13 +245,13 @@ func (s *Server) Plan() itick.Plan { return s.cfg.plan }
 // BatchSize returns the most codes one request may carry.
 func (s *Server) BatchSize() int { return s.cfg.batchSize }
 
-// SetQuota replaces the quota: at most n requests in any 60 seconds; 0
-// removes it. The window starts empty.
+// SetQuota replaces the quota: at most n requests in any quota window (60
+// seconds unless WithQuotaWindow set another); 0 removes it. The window starts empty.
 func (s *Server) SetQuota(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.quota = nil
 	if n > 0 {
-		s.quota = newWindow(n, time.Minute)
+		s.quota = newWindow(n, s.cfg.quotaWindow)
 	}
 }

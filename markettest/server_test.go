@@ -410,6 +410,55 @@ func TestQuotaIsASlidingMinute(t *testing.T) {
 	}
 }
 
+func TestQuotaWindowSetsTheSpan(t *testing.T) {
+	t.Parallel()
+	clock := markettest.NewManualClock(fixedNow)
+	srv := newServer(t, markettest.WithQuota(2), markettest.WithQuotaWindow(2*time.Second), markettest.WithClock(clock.Now))
+	const path = "/stock/quotes?region=US&codes=AAPL"
+	steps := []struct {
+		advance    time.Duration
+		wantStatus int
+		wantRetry  string
+	}{
+		{0, 200, ""},
+		{500 * time.Millisecond, 200, ""},
+		{0, 429, "2"},                       // the first leaves at +2s: 1.5s, rounded up
+		{1499 * time.Millisecond, 429, "1"}, // 1ms to go
+		{time.Millisecond, 200, ""},         // a minute's window would still be full
+		{0, 429, "1"},                       // the second leaves at +2.5s
+		{500 * time.Millisecond, 200, ""},
+	}
+	check := func(phase string) {
+		t.Helper()
+		for i, st := range steps {
+			clock.Advance(st.advance)
+			r := get(t, srv, path, srv.Token)
+			if r.status != st.wantStatus || r.header.Get("Retry-After") != st.wantRetry {
+				t.Fatalf("%s step %d: status %d Retry-After %q, want %d %q", phase, i, r.status, r.header.Get("Retry-After"), st.wantStatus, st.wantRetry)
+			}
+		}
+	}
+	check("WithQuota")
+	// SetQuota keeps the span; the window starts empty.
+	clock.Advance(time.Hour)
+	srv.SetQuota(2)
+	check("SetQuota")
+}
+
+func TestQuotaWindowIgnoresNonPositiveSpans(t *testing.T) {
+	t.Parallel()
+	clock := markettest.NewManualClock(fixedNow)
+	srv := newServer(t, markettest.WithQuota(1), markettest.WithQuotaWindow(-time.Second), markettest.WithQuotaWindow(0), markettest.WithClock(clock.Now))
+	const path = "/stock/quotes?region=US&codes=AAPL"
+	if r := get(t, srv, path, srv.Token); r.status != 200 {
+		t.Fatalf("first request: status %d", r.status)
+	}
+	clock.Advance(59 * time.Second)
+	if r := get(t, srv, path, srv.Token); r.status != 429 || r.header.Get("Retry-After") != "1" {
+		t.Fatalf("at +59s: status %d Retry-After %q, want the default minute's 429 with 1", r.status, r.header.Get("Retry-After"))
+	}
+}
+
 func TestRequestsAreRecordedWithoutTheToken(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, markettest.WithToken("tok-123"), markettest.WithClock(func() time.Time { return fixedNow }))

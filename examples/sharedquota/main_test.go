@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestRunWithItsOwnRedis(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not on PATH; install it to run this test (Debian/Ubuntu: apt-get install redis-server)")
+	}
+	t.Setenv("REDIS_URL", "")
+	out := runOK(t)
+	for _, re := range []string{
+		`Started redis-server at 127\.0\.0\.1:\d+ for this run`,
+		`Simulator at http://127\.0\.0\.1:\d+ enforces 10 calls in any 2s\.`,
+		`(?m)^Worker 4 made 6 calls\.$`,
+		`24 calls in [\d.]+m?s; the quota allows them in no less than 4s\.`,
+		`The simulator refused 0 calls with 429\.`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("output lacks %s:\n%s", re, out)
+		}
+	}
+}
+
+func TestRunWithRedisURL(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not on PATH; install it to run this test (Debian/Ubuntu: apt-get install redis-server)")
+	}
+	// A server started the example's own way stands in for the user's.
+	t.Setenv("REDIS_URL", "")
+	rdb, stop, err := openRedis(t.Context(), new(bytes.Buffer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	t.Setenv("REDIS_URL", "redis://"+rdb.Options().Addr+"/0")
+	out := runOK(t)
+	for _, re := range []string{
+		`Using Redis at ` + regexp.QuoteMeta(rdb.Options().Addr) + ` \(REDIS_URL\)`,
+		`The simulator refused 0 calls with 429\.`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("output lacks %s:\n%s", re, out)
+		}
+	}
+}
+
+func TestRunWithoutRedisSaysHowToGetIt(t *testing.T) {
+	t.Setenv("REDIS_URL", "")
+	t.Setenv("PATH", t.TempDir())
+	out := runOK(t)
+	if !strings.Contains(out, "apt-get install redis-server") || !strings.Contains(out, "REDIS_URL") {
+		t.Errorf("output does not say how to get Redis:\n%s", out)
+	}
+}
+
+func TestRunWithABadRedisURLFails(t *testing.T) {
+	t.Setenv("REDIS_URL", "http://not-redis")
+	if err := run(context.Background(), new(bytes.Buffer)); err == nil || !strings.Contains(err.Error(), "REDIS_URL") {
+		t.Errorf("run = %v, want an error naming REDIS_URL", err)
+	}
+}
+
+func runOK(t *testing.T) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := run(t.Context(), &buf); err != nil {
+		t.Fatalf("run: %v\n%s", err, buf.String())
+	}
+	return buf.String()
+}
