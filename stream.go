@@ -40,6 +40,7 @@ type Stream struct {
 	set   streamSettings
 	hdr   http.Header // without the token, which is added per dial
 	log   *slog.Logger
+	scrub scrubber // keeps the token out of server text passed on
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -61,7 +62,7 @@ type Stream struct {
 // StreamStats is a snapshot of a Stream's counters.
 type StreamStats struct {
 	Conns      int    // connections up and subscribed now
-	Symbols    int    // products subscribed
+	Symbols    int    // products the service has acknowledged (renewed after each reconnection)
 	Events     uint64 // pushes decoded since the start
 	Dropped    uint64 // events the overflow policy discarded
 	Reconnects uint64 // connections lost and replaced
@@ -102,6 +103,7 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 			return nil, err
 		}
 	}
+	set.httpClient = handshakeClient(set.httpClient, set.url)
 	u := *set.url
 	u.Path += "/" + string(class)
 	s := &Stream{
@@ -111,6 +113,7 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 		set:    set,
 		hdr:    http.Header{"User-Agent": {c.userAgent}},
 		log:    c.attempt.Logger,
+		scrub:  newScrubber(c.attempt.Token),
 		events: make(chan Event, set.buffer),
 		done:   make(chan struct{}),
 		owner:  make(map[streamSymbol]*shard),
@@ -186,7 +189,13 @@ func (s *Stream) Stats() StreamStats {
 	st := StreamStats{Events: s.received.Load(), Dropped: s.dropped.Load(),
 		Reconnects: s.reconnects.Load(), Gaps: s.gaps.Load()}
 	s.mu.Lock()
-	st.Symbols = len(s.owner)
+	for _, sh := range s.shards {
+		for _, set := range sh.subs {
+			if hasAcked(set) {
+				st.Symbols++
+			}
+		}
+	}
 	shards := slices.Clone(s.shards)
 	s.mu.Unlock()
 	for _, sh := range shards {
@@ -208,7 +217,11 @@ func (s *Stream) Stats() StreamStats {
 // Subscribe returns once the service has acknowledged the subscription on
 // every connection involved, or ctx ends. A subscription the service
 // refuses is forgotten and returned as a *StreamError. One made while its
-// connection is down is sent when the connection is back.
+// connection is down is sent when the connection is back, unless an
+// Unsubscribe withdraws it first. When ctx ends before the request is
+// sent, nothing is subscribed; when it ends after, the acknowledgement
+// still decides: the Stream keeps, counts and renews what the service
+// accepted, exactly as the service holds it.
 func (s *Stream) Subscribe(ctx context.Context, symbols []string, channels ...Channel) error {
 	syms, chans, err := s.lockFor(symbols, channels, false)
 	if err != nil {
@@ -219,8 +232,7 @@ func (s *Stream) Subscribe(ctx context.Context, symbols []string, channels ...Ch
 		s.mu.Unlock()
 		return err
 	}
-	work := make(map[*shard][]streamSymbol)
-	added := make(map[streamSymbol][]Channel)
+	work := make(map[*shard][]*claim)
 	for _, sym := range syms {
 		sh := plan[sym]
 		if sh.id == len(s.shards) {
@@ -230,28 +242,26 @@ func (s *Stream) Subscribe(ctx context.Context, symbols []string, channels ...Ch
 		}
 		set := sh.subs[sym]
 		if set == nil {
-			set = make(map[Channel]bool)
+			set = make(map[Channel]*subEntry)
 			sh.subs[sym] = set
 			s.owner[sym] = sh
 		}
 		for _, ch := range chans {
-			if _, ok := set[ch]; !ok {
-				set[ch] = false // until the service acknowledges it
-				added[sym] = append(added[sym], ch)
+			e := set[ch]
+			if e == nil {
+				e = &subEntry{}
+				set[ch] = e
 			}
+			if e.acked {
+				continue
+			}
+			e.waiters++
+			work[sh] = append(work[sh], &claim{sym: sym, ch: ch, e: e})
 		}
-		work[sh] = append(work[sh], sym)
 	}
 	s.mu.Unlock()
 
-	return s.forEachShard(work, func(sh *shard, syms []streamSymbol) error {
-		err := sh.request(ctx, "subscribe", syms, chans)
-		var refused *StreamError
-		if errors.As(err, &refused) {
-			s.forget(sh, syms, added)
-		}
-		return err
-	})
+	return forEachShard(work, func(sh *shard, claims []*claim) error { return sh.subscribe(ctx, claims) })
 }
 
 // lockFor checks a Subscribe's or Unsubscribe's arguments and, when they
@@ -311,69 +321,69 @@ func (s *Stream) place(syms []streamSymbol) (map[streamSymbol]*shard, error) {
 	return plan, nil
 }
 
-// forget drops the channels a refused Subscribe added.
-func (s *Stream) forget(sh *shard, syms []streamSymbol, added map[streamSymbol][]Channel) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, sym := range syms {
-		set := sh.subs[sym]
-		for _, ch := range added[sym] {
-			delete(set, ch)
-		}
-		if len(set) == 0 {
-			delete(sh.subs, sym)
-			delete(s.owner, sym)
-		}
-	}
-}
-
 // Unsubscribe stops the given channels of the given products; with no
 // channels it stops all of them. Products not subscribed are ignored. A
 // product with no channel left frees its place on its connection.
+//
+// The Stream forgets the channels at once. When ctx ends before the
+// service has acknowledged, the request still completes in the
+// background, so the service forgets them too.
 func (s *Stream) Unsubscribe(ctx context.Context, symbols []string, channels ...Channel) error {
 	syms, chans, err := s.lockFor(symbols, channels, true)
 	if err != nil {
 		return err
 	}
-	work := make(map[*shard][]streamSymbol)
-	removed := make(map[*shard]map[Channel]struct{})
+	type work struct {
+		syms  []streamSymbol
+		chans map[Channel]struct{}
+	}
+	todo := make(map[*shard]*work)
 	for _, sym := range syms {
 		sh, ok := s.owner[sym]
 		if !ok {
 			continue
 		}
-		set := sh.subs[sym]
-		gone := removed[sh]
-		if gone == nil {
-			gone = make(map[Channel]struct{})
-			removed[sh] = gone
-		}
-		for ch := range set {
-			if len(chans) == 0 || slices.Contains(chans, ch) {
-				delete(set, ch)
-				gone[ch] = struct{}{}
+		for ch, e := range sh.subs[sym] {
+			if len(chans) != 0 && !slices.Contains(chans, ch) {
+				continue
 			}
+			sh.remove(sym, ch)
+			if !e.acked && !e.inflight {
+				continue // the service never got it: nothing to send
+			}
+			w := todo[sh]
+			if w == nil {
+				w = &work{chans: make(map[Channel]struct{})}
+				todo[sh] = w
+			}
+			if !slices.Contains(w.syms, sym) {
+				w.syms = append(w.syms, sym)
+			}
+			w.chans[ch] = struct{}{}
 		}
-		if len(set) == 0 {
-			delete(sh.subs, sym)
-			delete(s.owner, sym)
-		}
-		work[sh] = append(work[sh], sym)
+	}
+	results := make(chan error, len(todo))
+	for sh, w := range todo {
+		s.wg.Add(1) // s.mu is held and the Stream not closing: Wait has not begun
+		go func() { results <- sh.unsubscribe(w.syms, sortedChannels(w.chans, nil)) }()
 	}
 	s.mu.Unlock()
 
-	return s.forEachShard(work, func(sh *shard, syms []streamSymbol) error {
-		chs := sortedChannels(removed[sh], nil)
-		if len(chs) == 0 {
-			return nil
+	var errs []error
+	for range todo {
+		select {
+		case err := <-results:
+			errs = append(errs, err)
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		return sh.request(ctx, "unsubscribe", syms, chs)
-	})
+	}
+	return errors.Join(errs...)
 }
 
-// forEachShard runs fn for every shard's products at once and joins the
+// forEachShard runs fn for every shard's work at once and joins the
 // errors.
-func (s *Stream) forEachShard(work map[*shard][]streamSymbol, fn func(*shard, []streamSymbol) error) error {
+func forEachShard[T any](work map[*shard]T, fn func(*shard, T) error) error {
 	errs := make([]error, 0, len(work))
 	var mu sync.Mutex
 	var wg sync.WaitGroup

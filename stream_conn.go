@@ -6,18 +6,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/d19c4e34/itick/internal/wait"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
-	"slices"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/coder/websocket"
 
 	"github.com/d19c4e34/itick/internal/transport"
+	"github.com/d19c4e34/itick/internal/wait"
 )
 
 // maxStreamMessage bounds one message from the service; a depth push is a
@@ -40,15 +41,16 @@ var errNoPong = errors.New("itick: stream: ping unanswered")
 type shard struct {
 	s  *Stream
 	id int
-	// subs is what the shard should carry: each product's channels, true
-	// once the service has acknowledged them. Renewals send the
-	// acknowledged ones; a Subscribe in progress sends its own. Guarded
-	// by s.mu.
-	subs map[streamSymbol]map[Channel]bool
+	// subs is what the shard carries or is asked to carry: each product's
+	// channels. Guarded by s.mu.
+	subs map[streamSymbol]map[Channel]*subEntry
 
-	reqMu chan struct{} // one request/acknowledgement exchange at a time
+	// reqMu lets one request at a time await its acknowledgement on the
+	// shard's connection. Acknowledgements carry no id, so this is what
+	// ties each one to its request.
+	reqMu chan struct{}
 
-	stateMu sync.Mutex // guards the three fields below
+	stateMu sync.Mutex // guards the two fields below
 	ss      *session
 	readyCh chan struct{} // closed while a session is up and subscribed
 }
@@ -61,7 +63,7 @@ func (s *Stream) newShard() *shard {
 }
 
 func (sh *shard) init() {
-	sh.subs = make(map[streamSymbol]map[Channel]bool)
+	sh.subs = make(map[streamSymbol]map[Channel]*subEntry)
 	sh.reqMu = make(chan struct{}, 1)
 	sh.readyCh = make(chan struct{})
 }
@@ -72,6 +74,27 @@ func (sh *shard) current() *session {
 	defer sh.stateMu.Unlock()
 	return sh.ss
 }
+
+// ready returns a channel closed once a session is up and subscribed.
+func (sh *shard) ready() <-chan struct{} {
+	sh.stateMu.Lock()
+	defer sh.stateMu.Unlock()
+	return sh.readyCh
+}
+
+// lock takes reqMu unless ctx or the Stream ends first.
+func (sh *shard) lock(ctx context.Context) error {
+	select {
+	case sh.reqMu <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-sh.s.ctx.Done():
+		return ErrStreamClosed
+	}
+}
+
+func (sh *shard) unlock() { <-sh.reqMu }
 
 // session is one WebSocket connection of a shard.
 type session struct {
@@ -103,7 +126,7 @@ func (s *Stream) connect(ctx context.Context, sh *shard) (*session, error) {
 			return nil, &APIError{StatusCode: resp.StatusCode, Path: path,
 				Message: "WebSocket handshake refused"}
 		}
-		return nil, fmt.Errorf("itick: stream %s: %w", path, s.c.redactErr(err))
+		return nil, s.scrub.err(fmt.Errorf("itick: stream %s: %w", path, err))
 	}
 	conn.SetReadLimit(maxStreamMessage)
 	ss := &session{sh: sh, conn: conn, done: make(chan struct{}),
@@ -111,19 +134,33 @@ func (s *Stream) connect(ctx context.Context, sh *shard) (*session, error) {
 	ss.ctx, ss.cancel = context.WithCancelCause(context.Background())
 	go ss.read()
 
+	authed := func(m *message) error {
+		if int(m.Code) == 1 {
+			return nil
+		}
+		return &StreamError{Action: "auth", Code: int(m.Code), Message: s.scrub.text(string(m.Msg), maxServerText)}
+	}
 	select {
 	case m := <-ss.auth:
-		if int(m.Code) == 1 {
+		if err = authed(m); err == nil {
 			return ss, nil
 		}
-		err = &StreamError{Action: "auth", Code: int(m.Code), Message: s.c.redact(string(m.Msg))}
 	case <-ss.ctx.Done():
-		err = fmt.Errorf("itick: stream /%s: before authentication: %w", s.class, context.Cause(ss.ctx))
+		// The reader hands over the reply before it reads on, so a
+		// refusal the service sent just before closing is here by now.
+		select {
+		case m := <-ss.auth:
+			if err = authed(m); err == nil {
+				err = fmt.Errorf("itick: stream /%s: after authentication: %w", s.class, context.Cause(ss.ctx))
+			}
+		default:
+			err = fmt.Errorf("itick: stream /%s: before authentication: %w", s.class, context.Cause(ss.ctx))
+		}
 	case <-ctx.Done():
 		err = fmt.Errorf("itick: stream /%s: waiting for authentication: %w", s.class, ctx.Err())
 	}
 	ss.close(false)
-	return nil, err
+	return nil, s.scrub.err(err)
 }
 
 // fatal reports errors no reconnection can mend.
@@ -131,6 +168,11 @@ func fatal(err error) bool { return errors.Is(err, ErrUnauthorized) }
 
 // run keeps the shard connected until the Stream ends. first is an
 // authenticated session to start with, or nil.
+//
+// The wait before each reconnection grows with every attempt, and starts
+// over only after a session stayed subscribed for a heartbeat interval:
+// a server that accepts, renews and drops at once is retried ever more
+// slowly rather than hammered.
 func (sh *shard) run(first *session) {
 	s := sh.s
 	defer s.wg.Done()
@@ -163,15 +205,19 @@ func (sh *shard) run(first *session) {
 			}
 		}
 		s.logf(slog.LevelDebug, "itick stream connected", "conn", sh.id)
-		subscribed, err := sh.serve(ss, lost, reason)
+		up, subscribed, err := sh.serve(ss, lost, reason)
 		ss = nil
 		if s.ctx.Err() != nil {
 			return
 		}
+		err = s.scrub.err(err)
 		s.reconnects.Add(1)
 		s.logf(slog.LevelWarn, "itick stream connection lost", "conn", sh.id, "err", err)
 		if subscribed {
-			lost, reason, attempt = time.Now(), err, 0
+			lost, reason = time.Now(), err
+		}
+		if up >= s.set.pingInterval {
+			attempt = 0
 		} else {
 			attempt++
 		}
@@ -179,9 +225,9 @@ func (sh *shard) run(first *session) {
 }
 
 // serve renews the shard's subscriptions on ss, reports the gap since
-// lost, and returns when the connection ends, saying whether it got as
-// far as being subscribed.
-func (sh *shard) serve(ss *session, lost time.Time, reason error) (subscribed bool, err error) {
+// lost, and returns when the connection ends, saying how long it stayed
+// subscribed, if it got that far.
+func (sh *shard) serve(ss *session, lost time.Time, reason error) (up time.Duration, subscribed bool, err error) {
 	s := sh.s
 	hbDone := make(chan struct{})
 	go func() {
@@ -197,16 +243,11 @@ func (sh *shard) serve(ss *session, lost time.Time, reason error) (subscribed bo
 	}()
 
 	if err := sh.resubscribe(ss); err != nil {
-		return false, err
+		return 0, false, err
 	}
+	since := time.Now()
 	if !lost.IsZero() {
-		s.mu.Lock()
-		syms := make([]string, 0, len(sh.subs))
-		for sym := range sh.subs {
-			syms = append(syms, sym.String())
-		}
-		s.mu.Unlock()
-		slices.Sort(syms)
+		syms := s.subscribedSymbols(sh)
 		s.gaps.Add(1)
 		s.emit(GapEvent{Conn: sh.id, From: lost, To: time.Now(), Reason: reason, Symbols: syms})
 	}
@@ -219,47 +260,33 @@ func (sh *shard) serve(ss *session, lost time.Time, reason error) (subscribed bo
 	sh.ss = nil
 	sh.readyCh = make(chan struct{})
 	sh.stateMu.Unlock()
-	return true, nil
+	return time.Since(since), true, nil
 }
 
-// resubscribe sends every wanted subscription, grouped by channel set, and
-// marks the shard ready.
+// resubscribe sends every acknowledged subscription, grouped by channel
+// set, and marks the shard ready. It holds reqMu throughout, so an
+// Unsubscribe made meanwhile goes out after the renewal, on this session.
 func (sh *shard) resubscribe(ss *session) error {
 	s := sh.s
-	sh.reqMu <- struct{}{}
-	defer func() { <-sh.reqMu }()
-
-	type group struct {
-		chans []Channel
-		syms  []streamSymbol
+	select {
+	case sh.reqMu <- struct{}{}:
+	case <-ss.ctx.Done():
+		return context.Cause(ss.ctx)
+	case <-s.ctx.Done():
+		return ErrStreamClosed
 	}
-	s.mu.Lock()
-	groups := make(map[string]*group)
-	for sym, set := range sh.subs {
-		chans := sortedChannels(set, func(acked bool) bool { return acked })
-		if len(chans) == 0 {
-			continue
-		}
-		key := joinChannels(chans)
-		g := groups[key]
-		if g == nil {
-			g = &group{chans: chans}
-			groups[key] = g
-		}
-		g.syms = append(g.syms, sym)
-	}
-	s.mu.Unlock()
+	defer sh.unlock()
 
-	for _, g := range groups {
-		for chunk := range slices.Chunk(g.syms, s.set.symbolsPerConn) {
-			err := ss.exchange(s.ctx, "subscribe", chunk, g.chans)
-			var refused *StreamError
-			switch {
-			case errors.As(err, &refused):
-				s.emit(ErrorEvent{Conn: sh.id, Err: fmt.Errorf("renewing %d subscription(s): %w", len(chunk), err)})
-			case err != nil:
-				return err
-			}
+	for _, g := range s.renewals(sh) {
+		err := ss.exchange("subscribe", g.syms, g.chans)
+		var refused *StreamError
+		switch {
+		case errors.As(err, &refused):
+			s.dropRefused(sh, g.entries)
+			s.emit(ErrorEvent{Conn: sh.id, Err: fmt.Errorf("itick: stream: renewing %d product(s) refused, now dropped: %w",
+				len(g.syms), err)})
+		case err != nil:
+			return err
 		}
 	}
 	sh.stateMu.Lock()
@@ -267,74 +294,6 @@ func (sh *shard) resubscribe(ss *session) error {
 	close(sh.readyCh)
 	sh.stateMu.Unlock()
 	return nil
-}
-
-// request sends a subscribe or unsubscribe on the shard's connection.
-// A subscribe waits for the connection to be up and is sent again if it
-// goes down before the acknowledgement; once acknowledged, renewals carry
-// it. An unsubscribe with no connection up needs nothing sent: the next
-// renewal leaves it out.
-func (sh *shard) request(ctx context.Context, action string, syms []streamSymbol, chans []Channel) error {
-	s := sh.s
-	sub := action == "subscribe"
-	for {
-		if sub {
-			sh.stateMu.Lock()
-			ready := sh.readyCh
-			sh.stateMu.Unlock()
-			select {
-			case <-ready:
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-s.ctx.Done():
-				return ErrStreamClosed
-			}
-		}
-		select {
-		case sh.reqMu <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-s.ctx.Done():
-			return ErrStreamClosed
-		}
-		ss := sh.current()
-		var err error
-		if ss == nil {
-			err = errConnLost
-		} else {
-			for chunk := range slices.Chunk(syms, s.set.symbolsPerConn) {
-				if err = ss.exchange(ctx, action, chunk, chans); err != nil {
-					break
-				}
-			}
-			if err == nil && sub {
-				s.acknowledge(sh, syms, chans)
-			}
-		}
-		<-sh.reqMu
-		if !errors.Is(err, errConnLost) {
-			return err
-		}
-		if !sub {
-			return nil
-		}
-	}
-}
-
-// acknowledge marks subscriptions the service accepted, so renewals
-// carry them.
-func (s *Stream) acknowledge(sh *shard, syms []streamSymbol, chans []Channel) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, sym := range syms {
-		if set := sh.subs[sym]; set != nil {
-			for _, ch := range chans {
-				if _, ok := set[ch]; ok {
-					set[ch] = true
-				}
-			}
-		}
-	}
 }
 
 type streamRequest struct {
@@ -360,30 +319,46 @@ func (ss *session) write(req streamRequest) error {
 }
 
 // exchange sends one subscribe or unsubscribe and waits for its
-// acknowledgement.
-func (ss *session) exchange(ctx context.Context, action string, syms []streamSymbol, chans []Channel) error {
+// acknowledgement, however long the caller would have waited: reqMu is
+// held, so the next acknowledgement is this request's, and leaving it
+// unread would hand it to the next request. No acknowledgement within
+// the dial timeout ends the session, since what the service holds is
+// unknown from then on; the next session renews the client's view.
+func (ss *session) exchange(action string, syms []streamSymbol, chans []Channel) error {
+	s := ss.sh.s
 	select {
-	case <-ss.acks:
+	case <-ss.acks: // unsolicited: no request was waiting for it
 	default:
 	}
 	if err := ss.write(streamRequest{Ac: action, Params: joinSymbols(syms), Types: joinChannels(chans)}); err != nil {
-		return fmt.Errorf("%w: %v", errConnLost, err)
+		return fmt.Errorf("%w: %v", errConnLost, s.scrub.err(err))
 	}
-	t := time.NewTimer(ss.sh.s.set.dialTimeout)
+	t := time.NewTimer(s.set.dialTimeout)
 	defer t.Stop()
 	select {
 	case m := <-ss.acks:
-		if int(m.Code) == 1 {
-			return nil
-		}
-		return &StreamError{Action: action, Code: int(m.Code), Message: ss.sh.s.c.redact(string(m.Msg))}
+		return s.ackErr(action, m)
 	case <-ss.ctx.Done():
-		return fmt.Errorf("%w: %v", errConnLost, context.Cause(ss.ctx))
-	case <-ctx.Done():
-		return ctx.Err()
+		select {
+		case m := <-ss.acks: // it came just before the connection ended
+			return s.ackErr(action, m)
+		default:
+		}
+		return fmt.Errorf("%w: %v", errConnLost, s.scrub.err(context.Cause(ss.ctx)))
 	case <-t.C:
-		return fmt.Errorf("itick: stream %s: no acknowledgement within %s", action, ss.sh.s.set.dialTimeout)
+		err := fmt.Errorf("itick: stream %s: no acknowledgement within %s", action, s.set.dialTimeout)
+		ss.cancel(err)
+		return err
 	}
+}
+
+// ackErr reads an acknowledgement: nil for success, a *StreamError for a
+// refusal.
+func (s *Stream) ackErr(action string, m *message) error {
+	if int(m.Code) == 1 {
+		return nil
+	}
+	return &StreamError{Action: action, Code: int(m.Code), Message: s.scrub.text(string(m.Msg), maxServerText)}
 }
 
 // heartbeat pings every interval and ends the session when a ping goes
@@ -440,8 +415,14 @@ func (ss *session) read() {
 		}
 		var m message
 		if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
-			s.emit(ErrorEvent{Conn: ss.sh.id, Err: fmt.Errorf("itick: stream message: %w", err)})
-			continue
+			// A reply whose data has an unexpected shape ("data":[] on
+			// an acknowledgement, a string on a pong) is still a reply.
+			var loose looseMessage
+			if json.Unmarshal(buf.Bytes(), &loose) != nil || loose.ResAc == "" {
+				s.emit(ErrorEvent{Conn: ss.sh.id, Err: s.scrub.err(fmt.Errorf("itick: stream message: %w", err))})
+				continue
+			}
+			m = message{Code: loose.Code, ResAc: loose.ResAc, Msg: loose.Msg}
 		}
 		switch {
 		case m.ResAc == "pong":
@@ -453,13 +434,22 @@ func (ss *session) read() {
 		case m.ResAc == "" && m.Data != nil:
 			ev, err := decodePush(m.Data, region)
 			if err != nil {
-				s.emit(ErrorEvent{Conn: ss.sh.id, Err: err})
+				s.emit(ErrorEvent{Conn: ss.sh.id, Err: s.scrub.err(err)})
 				continue
 			}
 			s.received.Add(1)
 			s.emit(ev)
 		}
 	}
+}
+
+// looseMessage is a reply whose data does not fit message's: only what
+// routes it is read.
+type looseMessage struct {
+	Code  integer         `json:"code"`
+	ResAc str             `json:"resAc"`
+	Msg   str             `json:"msg"`
+	Data  json.RawMessage `json:"data"`
 }
 
 // offer puts v in a one-slot channel, replacing what nobody took.
@@ -499,4 +489,60 @@ func (ss *session) close(graceful bool) {
 	}
 	ss.cancel(errConnLost)
 	<-ss.done
+}
+
+// errOtherOrigin refuses a handshake redirect that leaves the stream URL's
+// origin: the request carries the token.
+var errOtherOrigin = errors.New("itick: stream: redirect to another origin not followed (the token goes only to the stream URL's origin)")
+
+// handshakeClient returns a copy of hc (nil means a zero http.Client)
+// that follows a handshake redirect only within origin, so the token
+// header goes nowhere else. Not following is clearer than following
+// without the token, which the service would refuse as unauthorized and
+// so end the Stream on a token that is fine. hc's own CheckRedirect, if
+// any, is asked next.
+func handshakeClient(hc *http.Client, origin *url.URL) *http.Client {
+	var c http.Client
+	if hc != nil {
+		c = *hc
+	}
+	next := c.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if !sameOrigin(origin, req.URL) {
+			return errOtherOrigin
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &c
+}
+
+// sameOrigin reports whether a and b share scheme, host and port, with ws
+// counted as http, wss as https, and default ports filled in. A scheme
+// other than those four matches nothing.
+func sameOrigin(a, b *url.URL) bool {
+	sa, ha, pa, okA := origin(a)
+	sb, hb, pb, okB := origin(b)
+	return okA && okB && sa == sb && ha == hb && pa == pb
+}
+
+func origin(u *url.URL) (scheme, host, port string, ok bool) {
+	scheme = strings.ToLower(u.Scheme)
+	switch scheme {
+	case "ws", "http":
+		scheme, port = "http", "80"
+	case "wss", "https":
+		scheme, port = "https", "443"
+	default:
+		return "", "", "", false
+	}
+	if p := u.Port(); p != "" {
+		port = p
+	}
+	return scheme, strings.ToLower(u.Hostname()), port, true
 }

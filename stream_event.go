@@ -123,7 +123,11 @@ func (e *StreamError) Error() string {
 }
 
 // Is matches the sentinels APIError does, by the service's error texts.
+// A refused authentication matches ErrUnauthorized whatever its text.
 func (e *StreamError) Is(target error) bool {
+	if target == ErrUnauthorized && e.Action == "auth" {
+		return true
+	}
 	return (&APIError{Code: e.Code, Message: e.Message}).Is(target)
 }
 

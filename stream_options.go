@@ -90,7 +90,10 @@ type streamSettings struct {
 
 // WithStreamURL sets the WebSocket address instead of deriving it from the
 // client's base URL; the asset class is appended as the last path segment.
-// ws, wss, http and https schemes are accepted (http means ws).
+// ws, wss, http and https schemes are accepted (http means ws). The token
+// goes to this URL's origin only: a handshake redirected to another
+// origin (another scheme, host or port; wss to ws included) is not
+// followed.
 func WithStreamURL(rawURL string) StreamOption {
 	return func(s *streamSettings) error {
 		u, err := url.Parse(strings.TrimSpace(rawURL))
@@ -118,7 +121,9 @@ func WithStreamURL(rawURL string) StreamOption {
 
 // WithStreamHTTPClient sets the http.Client that makes the WebSocket
 // handshake. By default it uses the Client's transport when that is an
-// *http.Transport, and http.DefaultTransport otherwise.
+// *http.Transport, and http.DefaultTransport otherwise. The Stream uses a
+// copy whose CheckRedirect refuses redirects out of the stream URL's
+// origin before asking hc's own.
 func WithStreamHTTPClient(hc *http.Client) StreamOption {
 	return func(s *streamSettings) error {
 		if hc == nil {
@@ -162,7 +167,10 @@ func WithDialTimeout(d time.Duration) StreamOption {
 
 // WithReconnectBackoff sets the bounds of the jittered, exponential wait
 // between reconnection attempts. By default the Client's WithBackoff
-// bounds apply.
+// bounds apply. The wait grows with each attempt and starts over only
+// once a connection has stayed subscribed for a heartbeat interval (see
+// WithHeartbeat), so a server that accepts and drops at once is not
+// hammered.
 func WithReconnectBackoff(min, max time.Duration) StreamOption {
 	return func(s *streamSettings) error {
 		if min < 0 || max < min {

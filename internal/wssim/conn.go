@@ -20,6 +20,11 @@ type conn struct {
 	srv   *Server
 	class string
 
+	// seq serialises what a client must see in order: a subscription is
+	// registered and acknowledged under it, and a product's pushes are
+	// read and written under it, so no push overtakes its acknowledgement.
+	seq sync.Mutex
+
 	mu    sync.Mutex
 	ws    *websocket.Conn                // set once after the upgrade; mu guards it for DropAll
 	subs  map[symbol]map[string]struct{} // product -> subscribed types
@@ -94,7 +99,13 @@ func (c *conn) read(ctx context.Context) {
 			p, _ := json.Marshal(req.Params)
 			reply = []byte(`{"resAc":"pong","data":{"params":` + string(p) + `}}`)
 		case "subscribe", "unsubscribe":
-			reply = c.subscribe(req)
+			c.seq.Lock()
+			ok := c.send(ctx, c.subscribe(req))
+			c.seq.Unlock()
+			if !ok {
+				return
+			}
+			continue
 		default:
 			reply = ack(0, req.Ac, MsgBadAction)
 		}
@@ -229,34 +240,45 @@ func (c *conn) push(ctx context.Context) {
 			return
 		}
 		for _, s := range round {
-			c.mu.Lock()
-			types := sortedTypes(c.subs[s])
-			c.mu.Unlock()
-			if len(types) == 0 {
-				continue
-			}
-			now := c.srv.cfg.Clock()
-			var bar Bar
-			m := c.srv.cfg.Market
-			if m == nil {
-				bar = c.srv.source.Next(s.code, s.region, now)
-			}
-			for _, t := range types {
-				if m != nil {
-					buf = c.srv.appendMarketPush(buf[:0], m, c.class, s, t, now)
-				} else {
-					buf = c.srv.appendPush(buf[:0], s, t, bar)
-				}
-				if c.srv.paused.Load() {
-					break
-				}
-				c.srv.pushes.Add(1) // before the send, so a client never counts more
-				if !c.send(ctx, buf) {
-					return
-				}
+			if !c.pushProduct(ctx, s, &buf) {
+				return
 			}
 		}
 	}
+}
+
+// pushProduct sends one round of pushes for s, unless it has no types
+// any more, and reports false once the connection is unusable.
+func (c *conn) pushProduct(ctx context.Context, s symbol, buf *[]byte) bool {
+	c.seq.Lock()
+	defer c.seq.Unlock()
+	c.mu.Lock()
+	types := sortedTypes(c.subs[s])
+	c.mu.Unlock()
+	if len(types) == 0 {
+		return true
+	}
+	now := c.srv.cfg.Clock()
+	var bar Bar
+	m := c.srv.cfg.Market
+	if m == nil {
+		bar = c.srv.source.Next(s.code, s.region, now)
+	}
+	for _, t := range types {
+		if m != nil {
+			*buf = c.srv.appendMarketPush((*buf)[:0], m, c.class, s, t, now)
+		} else {
+			*buf = c.srv.appendPush((*buf)[:0], s, t, bar)
+		}
+		if c.srv.paused.Load() {
+			break
+		}
+		c.srv.pushes.Add(1) // before the send, so a client never counts more
+		if !c.send(ctx, *buf) {
+			return false
+		}
+	}
+	return true
 }
 
 var typeOrder = []string{"quote", "tick", "depth", "kline@1", "kline@2", "kline@3", "kline@4", "kline@5",

@@ -246,6 +246,29 @@ func (s *Server) ConnSymbols() []int {
 	return out
 }
 
+// ConnSubscriptions returns what each open connection subscribes to: each
+// product, as code$REGION, with its types in the service's order. The
+// connections come in no particular order.
+func (s *Server) ConnSubscriptions() []map[string][]string {
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	out := make([]map[string][]string, 0, len(conns))
+	for _, c := range conns {
+		c.mu.Lock()
+		m := make(map[string][]string, len(c.subs))
+		for sym, types := range c.subs {
+			m[sym.code+"$"+sym.region] = sortedTypes(types)
+		}
+		c.mu.Unlock()
+		out = append(out, m)
+	}
+	return out
+}
+
 // Subscriptions is the number of products subscribed over all open
 // connections.
 func (s *Server) Subscriptions() int {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -271,5 +272,65 @@ func TestRandomWalk(t *testing.T) {
 	}
 	if c := NewRandomWalk(8).Next("700", "HK", now); c == seqA[0] {
 		t.Error("another seed gave the same first bar")
+	}
+}
+
+// TestAckPrecedesPushes subscribes product after product while rounds of
+// pushes follow each other closely: the first message about a new product
+// must be its acknowledgement, never a push.
+func TestAckPrecedesPushes(t *testing.T) {
+	t.Parallel()
+	_, url := start(t, Config{Token: "tok", PushInterval: 20 * time.Microsecond})
+	c := authed(t, url+"/stock")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// until reads up to the acknowledgement of action, failing on a push
+	// for code before it.
+	until := func(action, code string) {
+		t.Helper()
+		for {
+			_, b, err := c.Read(ctx)
+			if err != nil {
+				t.Fatalf("read: %v", err)
+			}
+			var m map[string]any
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatalf("%s: %v", b, err)
+			}
+			if m["resAc"] == action {
+				if m["code"] != 1.0 {
+					t.Fatalf("%s %s refused: %v", action, code, m)
+				}
+				return
+			}
+			if d, _ := m["data"].(map[string]any); action == "subscribe" && d["s"] == code {
+				t.Fatalf("a push for %s came before its acknowledgement: %v", code, m)
+			}
+		}
+	}
+	// A product that stays keeps the rounds going back to back.
+	send(t, c, `{"ac":"subscribe","params":"KEEP$HK","types":"tick"}`)
+	until("subscribe", "KEEP")
+	for i := range 300 {
+		code := strconv.Itoa(i)
+		send(t, c, `{"ac":"subscribe","params":"`+code+`$HK","types":"quote"}`)
+		until("subscribe", code)
+		send(t, c, `{"ac":"unsubscribe","params":"`+code+`$HK"}`)
+		until("unsubscribe", code)
+	}
+}
+
+// TestConnSubscriptions lists what each connection subscribes to.
+func TestConnSubscriptions(t *testing.T) {
+	t.Parallel()
+	s, url := start(t, Config{Token: "tok", PushInterval: time.Hour})
+	c := authed(t, url+"/stock")
+	send(t, c, `{"ac":"subscribe","params":"700$HK,AAPL$US","types":"tick,quote"}`)
+	readJSON(t, c)
+	send(t, c, `{"ac":"unsubscribe","params":"AAPL$US","types":"quote"}`)
+	readJSON(t, c)
+	want := []map[string][]string{{"700$HK": {"quote", "tick"}, "AAPL$US": {"tick"}}}
+	if diff := cmp.Diff(want, s.ConnSubscriptions()); diff != "" {
+		t.Errorf("ConnSubscriptions (-want +got):\n%s", diff)
 	}
 }
