@@ -7,6 +7,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/jarcoal/httpmock v1.4.1
+	go.uber.org/goleak v1.3.0
 	golang.org/x/time v0.14.0
 )
 
