@@ -97,7 +97,7 @@ func envelopeField(k []byte) int {
 // scannedEnvelope is an envelope as scanEnvelope reads it: values and
 // presence flags, so that nothing in it needs the heap.
 type scannedEnvelope struct {
-	code, msg, message str
+	msg, message       str
 	intCode            integer
 	hasCode            bool
 	hasMsg, hasMessage bool

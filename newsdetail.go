@@ -19,7 +19,7 @@ func (s *NewsService) Get(ctx context.Context, id, lang string) (*NewsArticle, e
 	case strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }):
 		return nil, invalidArg("news id %q contains a control character", id)
 	case strings.ContainsFunc(lang, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+		return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '-' && r != '_'
 	}):
 		return nil, invalidArg("news lang %q has a character other than letters, digits, '-' and '_'", lang)
 	}

@@ -40,7 +40,7 @@ type tickWire struct {
 	V  float64  `json:"v"`
 	Te *int     `json:"te,omitempty"`
 	Tu *float64 `json:"tu,omitempty"`
-	Ts *int     `json:"ts,omitempty"`
+	TS *int     `json:"ts,omitempty"`
 }
 
 func wireTick(class Class, t itick.Tick) tickWire {
@@ -51,7 +51,7 @@ func wireTick(class Class, t itick.Tick) tickWire {
 		w.Te = &te
 	case Crypto:
 		ts := int(t.Status)
-		w.Tu, w.Ts = &t.Turnover, &ts
+		w.Tu, w.TS = &t.Turnover, &ts
 	}
 	return w
 }
