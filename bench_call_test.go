@@ -228,7 +228,7 @@ func TestCallReusesConnectionAndAcceptsGzip(t *testing.T) {
 	want := make(map[string]Quote, len(base))
 	for k, q := range base {
 		want[k] = Quote{Symbol: q.S, Last: q.Ld, Open: q.O, PrevClose: q.P, High: q.H, Low: q.L,
-			Time: time.UnixMilli(q.T).UTC(), Volume: q.V, Turnover: q.Tu, Status: int(q.Ts),
+			Time: time.UnixMilli(q.T).UTC(), Volume: q.V, Turnover: q.Tu, Status: int(q.TS),
 			Change: q.Ch, ChangePercent: q.Chp}
 	}
 	if diff := cmp.Diff(want, sdk); diff != "" {

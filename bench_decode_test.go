@@ -19,7 +19,7 @@ type plainQuote struct {
 	T   int64   `json:"t"`
 	V   float64 `json:"v"`
 	Tu  float64 `json:"tu"`
-	Ts  int64   `json:"ts"`
+	TS  int64   `json:"ts"`
 	Ch  float64 `json:"ch"`
 	Chp float64 `json:"chp"`
 }

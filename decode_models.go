@@ -444,7 +444,7 @@ func quoteFromWire(b []byte) (Quote, error) {
 	}
 	return Quote{Symbol: string(w.S), Last: float64(w.Ld), Open: float64(w.O), PrevClose: float64(w.P),
 		High: float64(w.H), Low: float64(w.L), Time: time.Time(w.T), Volume: float64(w.V),
-		Turnover: float64(w.Tu), Status: int(w.Ts), Change: float64(w.Ch), ChangePercent: float64(w.Chp)}, nil
+		Turnover: float64(w.Tu), Status: int(w.TS), Change: float64(w.Ch), ChangePercent: float64(w.Chp)}, nil
 }
 
 func depthBookFromWire(b []byte) (DepthBook, error) {

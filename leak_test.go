@@ -2,79 +2,93 @@ package itick_test
 
 import (
 	"context"
-	"runtime"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
-// checkGoroutines records how many goroutines run now and, when the test
-// ends, waits for the count to come back to that baseline, failing the test
-// with every goroutine's stack if it does not.
+// leakWait bounds how long a leak check waits for goroutines to end. It is
+// long because a passing run returns as soon as they have, while a server's
+// goroutines may take a while to notice a closed connection on a loaded
+// machine.
+const leakWait = 15 * time.Second
+
+// checkGoroutines records which goroutines run now and, when the test ends,
+// waits for every goroutine started since to end, failing the test with the
+// stacks of those that do not.
 //
 // Call it first in a test, before starting servers and clients, and register
 // their Close and CloseIdleConnections with t.Cleanup afterwards: cleanups
 // run last-in first-out, so they have run by the time this check does.
 //
-// go.uber.org/goleak would do the same job, but it is one more dependency
-// for a check that needs a dozen lines: it too compares the goroutines
-// running after a test with those running before, retrying for a while, and
-// prints the stacks of the extra ones. Counting is enough here because the
-// tests that use it do not run in parallel with each other: parallel tests
-// elsewhere in the package are paused while sequential ones run, so their
-// goroutines only make the baseline higher, never the final count.
+// goleak tells goroutines apart by id, not by count, so a goroutine left by
+// an earlier test that ends during this one cannot hide a leak, whatever
+// order -shuffle runs the tests in.
 func checkGoroutines(t testing.TB) {
 	t.Helper()
-	base := runtime.NumGoroutine()
+	before := goleak.IgnoreCurrent()
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), leakWait)
 		defer cancel()
-		if n, ok := waitGoroutines(ctx, base); !ok {
-			buf := make([]byte, 1<<20)
-			buf = buf[:runtime.Stack(buf, true)]
-			t.Errorf("goroutines leaked: %d running, %d before the test\n%s", n, base, buf)
+		if err := settled(ctx, before); err != nil {
+			t.Errorf("goroutines leaked: %v", err)
 		}
 	})
 }
 
-// waitGoroutines polls until at most base goroutines run or ctx ends. It
-// returns the last count and whether it came back to base.
-func waitGoroutines(ctx context.Context, base int) (int, bool) {
+// settled waits until no goroutine runs but those before covers, or ctx
+// ends. It returns nil once they are gone, else goleak's report of the
+// goroutines still running.
+func settled(ctx context.Context, before goleak.Option) error {
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		runtime.Gosched()
-		n := runtime.NumGoroutine()
-		if n <= base {
-			return n, true
+		// Find itself retries for a few hundred milliseconds before it
+		// reports; the loop stretches that to ctx's deadline.
+		err := goleak.Find(before)
+		if err == nil {
+			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return n, false
+			return err
 		case <-tick.C:
 		}
 	}
 }
 
-// TestWaitGoroutines checks that the helper sees a goroutine left running
-// and sees it go.
+// TestWaitGoroutines checks that the leak check sees a goroutine left
+// running, even when a goroutine that ran before the check ends meanwhile
+// (as an earlier test's may), and sees it go.
 func TestWaitGoroutines(t *testing.T) {
-	base := runtime.NumGoroutine()
+	earlierDone := make(chan struct{})
+	earlierStopped := make(chan struct{})
+	go func() {
+		defer close(earlierStopped)
+		<-earlierDone
+	}()
+	before := goleak.IgnoreCurrent()
+
 	release := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
 		<-release
 	}()
+	close(earlierDone)
+	<-earlierStopped
+
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if n, ok := waitGoroutines(ctx, base); ok {
-		t.Fatalf("a blocked goroutine went unnoticed: %d running, baseline %d", n, base)
+	if err := settled(ctx, before); err == nil {
+		t.Fatal("a blocked goroutine went unnoticed once an earlier one ended")
 	}
 	close(release)
 	<-stopped
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx2, cancel2 := context.WithTimeout(context.Background(), leakWait)
 	defer cancel2()
-	if n, ok := waitGoroutines(ctx2, base); !ok {
-		t.Errorf("count stayed at %d after the goroutine ended, baseline %d", n, base)
+	if err := settled(ctx2, before); err != nil {
+		t.Errorf("the goroutine ended but the check still reports: %v", err)
 	}
 }

@@ -49,7 +49,7 @@ func (r Region) validate() error {
 		return invalidArg("region is empty")
 	}
 	for _, c := range r {
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+		if (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' && c != '-' {
 			return invalidArg("region %q has a character other than letters, digits, '_' and '-'", string(r))
 		}
 	}

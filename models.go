@@ -33,7 +33,7 @@ type quoteWire struct {
 	T   millis  `json:"t"`
 	V   num     `json:"v"`
 	Tu  num     `json:"tu"`
-	Ts  integer `json:"ts"`
+	TS  integer `json:"ts"`
 	Ch  num     `json:"ch"`
 	Chp num     `json:"chp"`
 }
@@ -47,7 +47,7 @@ func (q *Quote) UnmarshalJSON(b []byte) error {
 func (q Quote) MarshalJSON() ([]byte, error) {
 	return json.Marshal(quoteWire{S: str(q.Symbol), Ld: num(q.Last), O: num(q.Open), P: num(q.PrevClose),
 		H: num(q.High), L: num(q.Low), T: millis(q.Time), V: num(q.Volume), Tu: num(q.Turnover),
-		Ts: integer(q.Status), Ch: num(q.Change), Chp: num(q.ChangePercent)})
+		TS: integer(q.Status), Ch: num(q.Change), Chp: num(q.ChangePercent)})
 }
 
 // DepthBook is the order book of one product.

@@ -22,7 +22,7 @@ func (s *NewsService) Get(ctx context.Context, id, lang string) (*NewsArticle, e
 	case isDotSegment(id):
 		return nil, invalidArg("news id %q is a dot segment, which would change the path", id)
 	case strings.ContainsFunc(lang, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+		return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '-' && r != '_'
 	}):
 		return nil, invalidArg("news lang %q has a character other than letters, digits, '-' and '_'", lang)
 	}

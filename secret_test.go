@@ -52,8 +52,7 @@ func assertNoToken(t *testing.T, what string, v any) {
 // token is in no error, no printed value and no log line.
 func TestSecretNeverShown(t *testing.T) {
 	checkGoroutines(t)
-	var other *faultServer
-	other = startFaultServer(t, func(_ *faultServer, w http.ResponseWriter, r *http.Request, _ int) {
+	other := startFaultServer(t, func(_ *faultServer, w http.ResponseWriter, r *http.Request, _ int) {
 		// Echo whatever arrived, as a careless proxy might.
 		w.WriteHeader(http.StatusBadGateway)
 		fmt.Fprintf(w, `{"message":"got %s %v"}`, r.URL, r.Header)

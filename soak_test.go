@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
 	"golang.org/x/time/rate"
 
 	"github.com/d19c4e34/itick"
@@ -268,14 +269,15 @@ func soakRun(ctx context.Context, from, to, workers int, call func(i int) (int, 
 
 // settledHeap closes the client's idle connections, waits for the server
 // to end the goroutines that served them (each holds its own buffers),
-// and returns the live heap.
-func settledHeap(ctx context.Context, t *testing.T, tr *http.Transport, serverIdle int) uint64 {
+// and returns the live heap. serverIdle covers the goroutines that ran
+// while the server had no connection.
+func settledHeap(ctx context.Context, t *testing.T, tr *http.Transport, serverIdle goleak.Option) uint64 {
 	t.Helper()
 	tr.CloseIdleConnections()
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, leakWait)
 	defer cancel()
-	if n, ok := waitGoroutines(ctx, serverIdle); !ok {
-		t.Fatalf("%d goroutines still run after closing the idle connections, %d with the server idle", n, serverIdle)
+	if err := settled(ctx, serverIdle); err != nil {
+		t.Fatalf("goroutines still run after closing the idle connections: %v", err)
 	}
 	return liveHeap()
 }
@@ -293,6 +295,7 @@ func TestSoak(t *testing.T) {
 	workers := min(soakEnv(t, "ITICK_SOAK_WORKERS", soakDefaultWorkers), calls)
 
 	checkGoroutines(t)
+	before := goleak.IgnoreCurrent()
 	goroutinesBefore := runtime.NumGoroutine()
 
 	clock := markettest.NewManualClock(e2eNow)
@@ -300,7 +303,7 @@ func TestSoak(t *testing.T) {
 		markettest.WithRecordLimit(1))
 	t.Cleanup(srv.Close)
 	// What the server runs while no request is open: its accept loop.
-	serverIdle := runtime.NumGoroutine()
+	serverIdle := goleak.IgnoreCurrent()
 	var attempts, retries atomic.Int64
 	// Enough idle connections for every chunk in flight, so the soak does
 	// not also churn through ephemeral ports.
@@ -374,9 +377,11 @@ func TestSoak(t *testing.T) {
 	runtime.KeepAlive(client)
 
 	srv.Close()
-	waitCtx, waitCancel := context.WithTimeout(ctx, 5*time.Second)
-	goroutinesAfter, _ := waitGoroutines(waitCtx, goroutinesBefore)
+	// The figure is for the log; checkGoroutines fails the test on a leak.
+	waitCtx, waitCancel := context.WithTimeout(ctx, leakWait)
+	_ = settled(waitCtx, before)
 	waitCancel()
+	goroutinesAfter := runtime.NumGoroutine()
 
 	t.Logf("calls %d from %d goroutines in %v; requests %d (%d needed without faults), faults injected %d, "+
 		"retries %d, failures %d", calls, workers, elapsed.Round(time.Millisecond), stats.Requests, needed,

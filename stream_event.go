@@ -185,7 +185,7 @@ type pushWire struct {
 	T    num              `json:"t"`
 	V    num              `json:"v"`
 	Tu   num              `json:"tu"`
-	Ts   integer          `json:"ts"`
+	TS   integer          `json:"ts"`
 	Te   integer          `json:"te"`
 	Ch   num              `json:"ch"`
 	Chp  num              `json:"chp"`
@@ -229,12 +229,12 @@ func decodePush(w *pushWire, region func(code string) Region) (Event, error) {
 	case ChannelQuote:
 		return QuoteEvent{Code: code, Region: reg, Quote: Quote{Symbol: code, Last: float64(w.Ld),
 			Open: float64(w.O), PrevClose: float64(w.P), High: float64(w.H), Low: float64(w.L), Time: t,
-			Volume: float64(w.V), Turnover: float64(w.Tu), Status: int(w.Ts), Change: float64(w.Ch),
+			Volume: float64(w.V), Turnover: float64(w.Tu), Status: int(w.TS), Change: float64(w.Ch),
 			ChangePercent: float64(w.Chp)}}, nil
 	case ChannelTick:
 		return TickEvent{Code: code, Region: reg, Tick: Tick{Symbol: code, Last: float64(w.Ld), Time: t,
 			Volume: float64(w.V), Session: TickSession(w.Te), Turnover: float64(w.Tu),
-			Status: TradingStatus(w.Ts)}}, nil
+			Status: TradingStatus(w.TS)}}, nil
 	case ChannelDepth:
 		return DepthEvent{Code: code, Region: reg, Depth: DepthBook{Symbol: code,
 			Asks: depthLevels(w.A), Bids: depthLevels(w.B)}}, nil

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
 	"golang.org/x/time/rate"
 
 	"github.com/d19c4e34/itick/internal/wssim"
@@ -100,24 +100,29 @@ func eventually(t testing.TB, what string, cond func() bool) {
 	}
 }
 
-// waitGoroutines waits until no more goroutines run than before, and
-// otherwise fails with every goroutine's stack, to show what was left.
+// waitGoroutines waits until every goroutine started after before was
+// taken (with goleak.IgnoreCurrent) has ended, and otherwise fails with the
+// stacks of those left. goleak tells goroutines apart by id, so one from an
+// earlier test that ends meanwhile cannot hide a leak.
 //
 // The bound is long because the simulator's side of a dropped connection may
 // sit in coder/websocket's close handshake for up to 15 s; a passing run
-// returns as soon as the count is back.
-func waitGoroutines(t *testing.T, before int) {
+// returns as soon as the goroutines are gone.
+func waitGoroutines(t *testing.T, before goleak.Option) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
-	for runtime.NumGoroutine() > before {
+	for {
+		// Find retries for a few hundred milliseconds itself.
+		err := goleak.Find(before)
+		if err == nil {
+			return
+		}
 		select {
 		case <-ctx.Done():
-			buf := make([]byte, 1<<20)
-			buf = buf[:runtime.Stack(buf, true)]
-			t.Fatalf("%d goroutines remain, %d before:\n%s", runtime.NumGoroutine(), before, buf)
+			t.Fatalf("goroutines remain: %v", err)
 		case <-tick.C:
 		}
 	}
@@ -508,7 +513,7 @@ func TestStream_CloseLeavesNoGoroutine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			before := runtime.NumGoroutine()
+			before := goleak.IgnoreCurrent()
 
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()

@@ -101,7 +101,7 @@ type tickWire struct {
 	V  num     `json:"v"`
 	Te integer `json:"te"`
 	Tu num     `json:"tu"`
-	Ts integer `json:"ts"`
+	TS integer `json:"ts"`
 	D  integer `json:"d"`
 }
 
@@ -112,12 +112,12 @@ func (t *Tick) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*t = Tick{Symbol: string(w.S), Last: float64(w.Ld), Time: time.Time(w.T), Volume: float64(w.V),
-		Session: TickSession(w.Te), Turnover: float64(w.Tu), Status: TradingStatus(w.Ts), Direction: TradeDirection(w.D)}
+		Session: TickSession(w.Te), Turnover: float64(w.Tu), Status: TradingStatus(w.TS), Direction: TradeDirection(w.D)}
 	return nil
 }
 
 // MarshalJSON encodes the service's wire form.
 func (t Tick) MarshalJSON() ([]byte, error) {
 	return json.Marshal(tickWire{S: str(t.Symbol), Ld: num(t.Last), T: millis(t.Time), V: num(t.Volume),
-		Te: integer(t.Session), Tu: num(t.Turnover), Ts: integer(t.Status), D: integer(t.Direction)})
+		Te: integer(t.Session), Tu: num(t.Turnover), TS: integer(t.Status), D: integer(t.Direction)})
 }

@@ -40,7 +40,7 @@ type tickWire struct {
 	V  float64  `json:"v"`
 	Te *int     `json:"te,omitempty"`
 	Tu *float64 `json:"tu,omitempty"`
-	Ts *int     `json:"ts,omitempty"`
+	TS *int     `json:"ts,omitempty"`
 	D  *int     `json:"d,omitempty"`
 }
 
@@ -52,7 +52,7 @@ func wireTick(class Class, t itick.Tick) tickWire {
 		w.Te, w.D = &te, &d
 	case Crypto:
 		ts := int(t.Status)
-		w.Tu, w.Ts = &t.Turnover, &ts
+		w.Tu, w.TS = &t.Turnover, &ts
 	}
 	return w
 }

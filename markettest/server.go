@@ -67,6 +67,7 @@ type config struct {
 	clock       func() time.Time
 	plan        itick.Plan
 	batchSize   int
+	ownBatch    bool // batchSize came from WithBatchSize, not from the plan
 	quota       int
 	quotaWindow time.Duration
 	recordLimit int
@@ -159,7 +160,8 @@ func NewServer(opts ...Option) *Server {
 	if cfg.recordLimit < 0 {
 		cfg.recordLimit = 0
 	}
-	if cfg.batchSize < 1 {
+	cfg.ownBatch = cfg.batchSize >= 1
+	if !cfg.ownBatch {
 		cfg.batchSize = cfg.plan.BatchSize()
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -210,14 +212,20 @@ func (s *Server) enter() bool {
 
 // Client returns an SDK client pointed at the server with its token and
 // plan, no client-side rate limit and a small backoff (1 to 10 ms), so
-// injected faults are retried fast. opts apply after those and win.
+// injected faults are retried fast. opts apply after those and win: a
+// WithPlan there sets the client's plan and with it its batch size. Only a
+// batch size the server was given with WithBatchSize goes to the client as
+// itick.WithBatchSize, which, as in itick.NewClient, outranks any plan; an
+// itick.WithBatchSize in opts replaces it.
 func (s *Server) Client(opts ...itick.Option) (*itick.Client, error) {
 	base := []itick.Option{
 		itick.WithBaseURL(s.URL),
 		itick.WithPlan(s.cfg.plan),
-		itick.WithBatchSize(s.cfg.batchSize),
 		itick.WithRateLimit(rate.Inf, 0),
 		itick.WithBackoff(time.Millisecond, 10*time.Millisecond),
+	}
+	if s.cfg.ownBatch {
+		base = append(base, itick.WithBatchSize(s.cfg.batchSize))
 	}
 	return itick.NewClient(s.Token, append(base, opts...)...)
 }

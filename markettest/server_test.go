@@ -580,3 +580,42 @@ func TestClientHelperUsesTheServersSettings(t *testing.T) {
 		t.Errorf("the client did not send the server's token")
 	}
 }
+
+// TestClientHelperOptionsWin checks that options given to Server.Client
+// apply after the server's: a WithPlan there sets the client's batch size,
+// unless the server was given its own batch size.
+func TestClientHelperOptionsWin(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		server []markettest.Option
+		client []itick.Option
+		want   int
+	}{
+		{"server plan", []markettest.Option{markettest.WithPlan(itick.PlanPremium)}, nil, 50},
+		{"client plan over the default", nil, []itick.Option{itick.WithPlan(itick.PlanPremium)}, 50},
+		{"client plan over the server's", []markettest.Option{markettest.WithPlan(itick.PlanPremium)},
+			[]itick.Option{itick.WithPlan(itick.PlanProfessional)}, 20},
+		{"client batch size", []markettest.Option{markettest.WithPlan(itick.PlanPremium)},
+			[]itick.Option{itick.WithBatchSize(3)}, 3},
+		{"server batch size", []markettest.Option{markettest.WithBatchSize(100)}, nil, 100},
+		// As with itick.NewClient, a batch size outranks any plan's.
+		{"server batch size over client plan", []markettest.Option{markettest.WithBatchSize(100)},
+			[]itick.Option{itick.WithPlan(itick.PlanProfessional)}, 100},
+		{"client batch size over the server's", []markettest.Option{markettest.WithBatchSize(100)},
+			[]itick.Option{itick.WithBatchSize(7)}, 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t, tt.server...)
+			client, err := srv.Client(tt.client...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := client.BatchSize(); got != tt.want {
+				t.Errorf("BatchSize() = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}

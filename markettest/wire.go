@@ -19,7 +19,7 @@ type quoteWire struct {
 	T   int64    `json:"t"`
 	V   float64  `json:"v"`
 	Tu  float64  `json:"tu"`
-	Ts  int      `json:"ts"`
+	TS  int      `json:"ts"`
 	Ch  *float64 `json:"ch,omitempty"`
 	Chp *float64 `json:"chp,omitempty"`
 }
@@ -30,7 +30,7 @@ func hasPrevClose(class Class) bool { return class != Crypto }
 
 func wireQuote(class Class, q itick.Quote) quoteWire {
 	w := quoteWire{S: q.Symbol, Ld: q.Last, O: q.Open, H: q.High, L: q.Low, T: q.Time.UnixMilli(),
-		V: q.Volume, Tu: q.Turnover, Ts: q.Status}
+		V: q.Volume, Tu: q.Turnover, TS: q.Status}
 	if hasPrevClose(class) {
 		w.P, w.Ch, w.Chp = &q.PrevClose, &q.Change, &q.ChangePercent
 	}

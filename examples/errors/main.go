@@ -22,7 +22,10 @@ import (
 
 func main() { exampleenv.Main("errors", run) }
 
-// kind names the sentinel an error matches.
+// kind names the sentinel an error matches. It tests for *BatchError first:
+// a BatchError wraps each failed chunk's error, so one chunk refused with 429
+// also matches ErrRateLimited, and testing that first would hide the results
+// the other chunks brought.
 func kind(err error) string {
 	var be *itick.BatchError
 	switch {
@@ -104,19 +107,22 @@ func run(ctx context.Context, w io.Writer) error {
 		fmt.Fprintf(w, "\n4. Over the quota, no retries: %s: %v\n", kind(err), err)
 	}
 
-	// 5. One chunk of a batch fails: the others' results still arrive.
+	// 5. One chunk of a batch is refused with 429: the others' results still
+	// arrive. The error matches ErrRateLimited too, through the chunk's error,
+	// which is why kind tests for *BatchError first.
 	codes := make([]string, 30)
 	for i := range codes {
 		codes[i] = fmt.Sprintf("%d", 1001+i)
 	}
-	sim.Inject(markettest.Fault{Kind: markettest.FaultStatus, Status: http.StatusInternalServerError,
+	sim.Inject(markettest.Fault{Kind: markettest.FaultStatus, Status: http.StatusTooManyRequests,
 		Path: "/stock/quotes", Code: "1015"})
-	got, err := c.Stock.Quotes(ctx, itick.RegionHK, codes)
+	got, err := noRetry.Stock.Quotes(ctx, itick.RegionHK, codes)
 	var be *itick.BatchError
 	if !errors.As(err, &be) {
 		return fmt.Errorf("expected a BatchError, got %v", err)
 	}
-	fmt.Fprintf(w, "\n5. A failing chunk: %s; %d quotes arrived; missing %v\n", kind(err), len(got), be.FailedCodes())
+	fmt.Fprintf(w, "\n5. A chunk refused with 429: %s; %d quotes arrived; missing %v\n", kind(err), len(got), be.FailedCodes())
+	fmt.Fprintf(w, "   It also matches ErrRateLimited: %v\n", errors.Is(err, itick.ErrRateLimited))
 	sim.ClearFaults()
 	again, err := c.Stock.Quotes(ctx, itick.RegionHK, be.FailedCodes())
 	fmt.Fprintf(w, "   Retrying just the missing codes: %s, %d more quotes\n", kind(err), len(again))

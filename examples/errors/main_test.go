@@ -2,8 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"regexp"
 	"testing"
+
+	"github.com/d19c4e34/itick"
 )
 
 func TestRunOffline(t *testing.T) {
@@ -19,7 +23,8 @@ func TestRunOffline(t *testing.T) {
 		`2\. A wrong token: ErrUnauthorized \(HTTP 401, "Invalid API key in request"\)`,
 		`3\. Two 503s and a dropped connection: no error after 4 requests; BTCUSDT last \d+`,
 		`4\. Over the quota, no retries: ErrRateLimited, retry after 30s`,
-		`5\. A failing chunk: BatchError, 10 codes without results; 20 quotes arrived; missing \[1011 1012 1013 1014 1015 1016 1017 1018 1019 1020\]`,
+		`5\. A chunk refused with 429: BatchError, 10 codes without results; 20 quotes arrived; missing \[1011 1012 1013 1014 1015 1016 1017 1018 1019 1020\]`,
+		`It also matches ErrRateLimited: true`,
 		`Retrying just the missing codes: no error, 10 more quotes`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
@@ -28,5 +33,20 @@ func TestRunOffline(t *testing.T) {
 	}
 	if regexp.MustCompile(`not-a-real-token|markettest-token`).MatchString(out) {
 		t.Errorf("a token was printed:\n%s", out)
+	}
+}
+
+// TestKindTestsBatchErrorFirst checks that a batch whose failed chunk
+// carries a sentinel is reported as a BatchError, whose map still holds the
+// other chunks' results, and not as that sentinel.
+func TestKindTestsBatchErrorFirst(t *testing.T) {
+	for _, sentinel := range []error{itick.ErrRateLimited, itick.ErrUnauthorized, itick.ErrPlanLimit,
+		itick.ErrNotFound, itick.ErrInvalidArgument, context.DeadlineExceeded} {
+		err := &itick.BatchError{Chunks: []itick.ChunkError{
+			{Codes: []string{"1011", "1012"}, Err: fmt.Errorf("chunk: %w", sentinel)},
+		}}
+		if got, want := kind(err), "BatchError, 2 codes without results"; got != want {
+			t.Errorf("kind(BatchError wrapping %v) = %q, want %q", sentinel, got, want)
+		}
 	}
 }
