@@ -63,6 +63,10 @@ func (r *Redactor) Bytes(b []byte) string { return clean(r, b, MaxText) }
 // Ellipsis that marks a cut); max <= 0 means no bound.
 func (r *Redactor) Bound(s string, max int) string { return clean(r, s, max) }
 
+// BoundBytes is Bound for a byte slice. It reads only as much of b as the
+// bound needs, so a body of any size costs O(max) to redact and cut.
+func (r *Redactor) BoundBytes(b []byte, max int) string { return clean(r, b, max) }
+
 // Truncate cuts s to at most max bytes on a UTF-8 boundary, marking a cut
 // with Ellipsis. It does not redact: use it only on text already redacted.
 func Truncate(s string, max int) string { return clean[string](nil, s, max) }
