@@ -67,6 +67,10 @@ func evidenceHeader(h http.Header, red *redactpkg.Redactor) http.Header {
 		}
 		canon := http.CanonicalHeaderKey(k)
 		name := red.Bound(k, maxErrorHeaderName)
+		if red.HasFold(k) {
+			// Go canonicalised the name's case, which redaction misses.
+			name = redactpkg.Placeholder
+		}
 		vs := h[k][:min(len(h[k]), maxErrorNameValues, maxErrorHeaderValues-n)]
 		kept := make([]string, 0, len(vs))
 		for _, v := range vs {
