@@ -303,8 +303,8 @@ var (
 )
 
 type step struct {
-	key   string
-	index int // -1 for an object member
+	key   []byte // aliases the body unless the key had escapes
+	index int    // -1 for an object member
 }
 
 type locator struct {
@@ -324,19 +324,6 @@ func (l *locator) value() error {
 	}
 	c := l.d.Peek()
 	kind := jsonKind([]byte{c})
-	child := func() error {
-		err := l.value()
-		if err == errPast {
-			// p is between this container's members: it is the innermost.
-			l.steps = l.steps[:len(l.steps)-1]
-			l.record(kind, start, -1)
-			return errFound
-		}
-		if err == nil {
-			l.steps = l.steps[:len(l.steps)-1]
-		}
-		return err
-	}
 	switch c {
 	case '{':
 		empty, err := l.d.Enter('{')
@@ -348,8 +335,8 @@ func (l *locator) value() error {
 			if err != nil {
 				return err
 			}
-			l.steps = append(l.steps, step{key: string(k), index: -1})
-			if err := child(); err != nil {
+			l.steps = append(l.steps, step{key: k, index: -1})
+			if err := l.child(kind, start); err != nil {
 				return err
 			}
 			if more, err = l.d.Next('}'); err != nil {
@@ -363,7 +350,7 @@ func (l *locator) value() error {
 		}
 		for i, more := 0, !empty; more; i++ {
 			l.steps = append(l.steps, step{index: i})
-			if err := child(); err != nil {
+			if err := l.child(kind, start); err != nil {
 				return err
 			}
 			if more, err = l.d.Next(']'); err != nil {
@@ -380,6 +367,22 @@ func (l *locator) value() error {
 		return errFound
 	}
 	return nil
+}
+
+// child reads the member whose step was just pushed, in a container of
+// kind that starts at start.
+func (l *locator) child(kind string, start int) error {
+	err := l.value()
+	if err == errPast {
+		// p is between the container's members: it is the innermost.
+		l.steps = l.steps[:len(l.steps)-1]
+		l.record(kind, start, -1)
+		return errFound
+	}
+	if err == nil {
+		l.steps = l.steps[:len(l.steps)-1]
+	}
+	return err
 }
 
 func (l *locator) record(kind string, start, end int) {
@@ -400,18 +403,18 @@ func (l *locator) path() string {
 			if b.Len() > 0 {
 				b.WriteByte('.')
 			}
-			b.WriteString(s.key)
+			b.Write(s.key)
 		default:
 			b.WriteByte('[')
-			b.WriteString(strconv.Quote(s.key))
+			b.WriteString(strconv.Quote(string(s.key)))
 			b.WriteByte(']')
 		}
 	}
 	return b.String()
 }
 
-func plainKey(k string) bool {
-	if k == "" {
+func plainKey(k []byte) bool {
+	if len(k) == 0 {
 		return false
 	}
 	for i := 0; i < len(k); i++ {
