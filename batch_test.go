@@ -300,7 +300,7 @@ func TestBehaviour3_SingleChunkErrorAsIs(t *testing.T) {
 		t.Fatalf("err is %T (%v), want *itick.APIError as is", err, err)
 	}
 	want := &itick.APIError{StatusCode: 401, Message: "Invalid API key in request", Path: "/stock/quotes"}
-	if diff := cmp.Diff(want, apiErr); diff != "" {
+	if diff := cmp.Diff(want, apiErr, ignoreEvidence); diff != "" {
 		t.Errorf("APIError (-want +got):\n%s", diff)
 	}
 	if !errors.Is(err, itick.ErrUnauthorized) {

@@ -208,7 +208,7 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) er
 	}
 	r, err := c.fetch(ctx, path, q)
 	if err == nil {
-		err = decodeResponse(path, r.status, r.header, r.body, c.redact, out)
+		err = decodeResponse(path, r.status, r.header, r.body, c.attempt.Redactor(), out)
 	}
 	c.stats.end(err)
 	return err

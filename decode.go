@@ -1,11 +1,11 @@
 package itick
 
 import (
+	"github.com/d19c4e34/itick/internal/redact"
 	"github.com/d19c4e34/itick/internal/wire"
 
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -17,18 +17,17 @@ import (
 //
 // The fast path reads it all in one pass; a body it refuses takes the
 // reference path (encoding/json), whose error messages users see.
-func decodeResponse(path string, status int, header http.Header, body []byte, redact func(string) string, out any) error {
-	refused, err := fastResponse(path, status, header, body, redact, out)
+func decodeResponse(path string, status int, header http.Header, body []byte, red *redact.Redactor, out any) error {
+	refused, err := fastResponse(path, status, header, body, red, out)
 	if !refused {
 		return err
 	}
-	data, err := parseEnvelope(path, status, header, body, redact)
+	data, err := parseEnvelope(path, status, header, body, red)
 	if err != nil {
 		return err
 	}
 	if err := decodeData(data, out); err != nil {
-		return &APIError{StatusCode: status, Path: path,
-			Message: serverText(fmt.Sprintf("cannot decode data: %v", err), redact)}
+		return dataError(path, status, header, body, data, err, red)
 	}
 	return nil
 }
@@ -90,7 +89,7 @@ func (n *integer) UnmarshalJSON(b []byte) error {
 	}
 	i, ok := intFromFloat(f)
 	if !ok {
-		return fmt.Errorf("itick: %s is not an integer", quoteValue(b))
+		return badValue(b, "an integer")
 	}
 	*n = integer(i)
 	return nil
@@ -123,7 +122,7 @@ func (s *str) UnmarshalJSON(b []byte) error {
 		*s = str(b)
 		return nil
 	}
-	return fmt.Errorf("itick: %s is not a string", quoteValue(b))
+	return badValue(b, "a string")
 }
 
 func (s str) MarshalJSON() ([]byte, error) { return json.Marshal(string(s)) }
@@ -138,7 +137,7 @@ func (v *boolean) UnmarshalJSON(b []byte) error {
 	case "false", `"false"`, "0", `"0"`, "null", `""`:
 		*v = false
 	default:
-		return fmt.Errorf("itick: %s is not a boolean", quoteValue(b))
+		return badValue(b, "a boolean")
 	}
 	return nil
 }
@@ -161,7 +160,7 @@ func (t *millis) UnmarshalJSON(b []byte) error {
 	}
 	tt, ok := timeFromMillis(f)
 	if !ok {
-		return fmt.Errorf("itick: timestamp %s out of range", quoteValue(b))
+		return badValue(b, "a timestamp before year 10000")
 	}
 	*t = millis(tt)
 	return nil
@@ -184,7 +183,7 @@ func (t *seconds) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	if math.Abs(f) > maxUnixSeconds {
-		return fmt.Errorf("itick: timestamp %s out of range", quoteValue(b))
+		return badValue(b, "a timestamp before year 10000")
 	}
 	f = math.Floor(f)
 	if f == 0 {
@@ -206,13 +205,14 @@ func (t seconds) MarshalJSON() ([]byte, error) {
 // parseNumber reads a JSON number, a quoted number, "" or null (both 0).
 // NaN and infinities are refused: they cannot be encoded back.
 func parseNumber(b []byte) (float64, error) {
+	raw := b
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || string(b) == "null" {
 		return 0, nil
 	}
 	if b[0] == '"' {
 		if len(b) < 2 || b[len(b)-1] != '"' {
-			return 0, fmt.Errorf("itick: %s is not a number", quoteValue(b))
+			return 0, badValue(raw, "a number")
 		}
 		b = bytes.TrimSpace(b[1 : len(b)-1])
 		if len(b) == 0 {
@@ -220,27 +220,13 @@ func parseNumber(b []byte) (float64, error) {
 		}
 	}
 	if !wire.IsNumberLiteral(b) {
-		return 0, fmt.Errorf("itick: %s is not a number", quoteValue(b))
+		return 0, badValue(raw, "a number")
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
 	if err != nil || math.IsInf(f, 0) {
-		return 0, fmt.Errorf("itick: %s is not a finite number", quoteValue(b))
+		return 0, badValue(raw, "a finite number")
 	}
 	return f, nil
-}
-
-// maxQuoted is the longest value an error quotes. A value is quoted whole
-// or not at all: a cut could split a token the server echoed, leaving a
-// part that redaction, which runs on the whole error text, cannot find.
-const maxQuoted = 64
-
-// quoteValue quotes a value the service sent for an error message, or
-// gives only its size when it is long.
-func quoteValue(b []byte) string {
-	if len(b) > maxQuoted {
-		return fmt.Sprintf("a %d-byte value", len(b))
-	}
-	return strconv.Quote(string(b))
 }
 
 // intFromFloat is the integer type's rule: a whole number within ±2^53.

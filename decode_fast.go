@@ -2,10 +2,10 @@ package itick
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"sync"
 
+	"github.com/d19c4e34/itick/internal/redact"
 	"github.com/d19c4e34/itick/internal/wire"
 )
 
@@ -172,7 +172,7 @@ func decodeFast(raw []byte, out any) (handled bool, err error) {
 // fastResponse is decodeResponse over the wire scanner, reading the
 // envelope and decoding its data in one pass. refused reports a body the
 // scanner could not take as it is; err is then why.
-func fastResponse(path string, status int, header http.Header, body []byte, redact func(string) string, out any) (refused bool, err error) {
+func fastResponse(path string, status int, header http.Header, body []byte, red *redact.Redactor, out any) (refused bool, err error) {
 	kind := fastKindOf(out)
 	if status < 200 || status > 299 {
 		kind = kindNone // failing anyway: only the envelope matters
@@ -184,7 +184,7 @@ func fastResponse(path string, status int, header http.Header, body []byte, reda
 		return true, err
 	}
 	env := e.envelope()
-	data, err := checkEnvelope(path, status, header, body, redact, &env, nil)
+	data, err := checkEnvelope(path, status, header, body, red, &env, nil)
 	if err != nil {
 		return false, err
 	}
@@ -193,8 +193,7 @@ func fastResponse(path string, status int, header http.Header, body []byte, reda
 		return false, nil
 	}
 	if err := decodeData(data, out); err != nil {
-		return false, &APIError{StatusCode: status, Path: path,
-			Message: serverText(fmt.Sprintf("cannot decode data: %v", err), redact)}
+		return false, dataError(path, status, header, body, data, err, red)
 	}
 	return false, nil
 }

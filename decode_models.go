@@ -1,7 +1,6 @@
 package itick
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/d19c4e34/itick/internal/wire"
@@ -439,7 +438,7 @@ func unmarshalKline(b []byte, k *Kline) error {
 
 func quoteFromWire(b []byte) (Quote, error) {
 	var w quoteWire
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalNested(b, &w); err != nil {
 		return Quote{}, err
 	}
 	return Quote{Symbol: string(w.S), Last: float64(w.Ld), Open: float64(w.O), PrevClose: float64(w.P),
@@ -449,7 +448,7 @@ func quoteFromWire(b []byte) (Quote, error) {
 
 func depthBookFromWire(b []byte) (DepthBook, error) {
 	var w depthBookWire
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalNested(b, &w); err != nil {
 		return DepthBook{}, err
 	}
 	return DepthBook{Symbol: string(w.S), Asks: w.A, Bids: w.B}, nil
@@ -457,7 +456,7 @@ func depthBookFromWire(b []byte) (DepthBook, error) {
 
 func depthLevelFromWire(b []byte) (DepthLevel, error) {
 	var w depthLevelWire
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalNested(b, &w); err != nil {
 		return DepthLevel{}, err
 	}
 	return DepthLevel{Level: int(w.Po), Price: float64(w.P), Volume: float64(w.V), Orders: float64(w.O)}, nil
@@ -465,7 +464,7 @@ func depthLevelFromWire(b []byte) (DepthLevel, error) {
 
 func klineFromWire(b []byte) (Kline, error) {
 	var w klineWire
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalNested(b, &w); err != nil {
 		return Kline{}, err
 	}
 	return Kline{Time: time.Time(w.T), Open: float64(w.O), High: float64(w.H), Low: float64(w.L),

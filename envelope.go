@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	redactpkg "github.com/d19c4e34/itick/internal/redact"
-	"github.com/d19c4e34/itick/internal/transport"
 	"github.com/d19c4e34/itick/internal/wire"
 )
 
@@ -41,7 +39,10 @@ func (c *envCode) UnmarshalJSON(b []byte) error {
 		if err := json.Unmarshal(b, &s); err != nil {
 			return err
 		}
-		return c.setText([]byte(s))
+		if err := c.setText([]byte(s)); err != nil {
+			return badValue(b, "an integer or a text code")
+		}
+		return nil
 	}
 	var n integer
 	if err := n.UnmarshalJSON(b); err != nil {
@@ -62,7 +63,7 @@ func (c *envCode) setText(s []byte) error {
 		}
 		n, ok := intFromFloat(f)
 		if !ok {
-			return fmt.Errorf("itick: code %.20q is not an integer", s)
+			return badValue(s, "an integer")
 		}
 		*c = envCode{n: n}
 		return nil
@@ -77,40 +78,40 @@ func (c *envCode) success() bool { return c.text == "" && successCode(c.n) }
 // parseEnvelope applies the success rule to one response and returns its
 // data. Anything but a 2xx status with a whole envelope whose code is a
 // success and whose msg carries no error text is an *APIError.
-func parseEnvelope(path string, status int, header http.Header, body []byte, redact func(string) string) (json.RawMessage, error) {
+func parseEnvelope(path string, status int, header http.Header, body []byte, red *redactpkg.Redactor) (json.RawMessage, error) {
 	var env envelope
 	err := json.Unmarshal(body, &env)
-	return checkEnvelope(path, status, header, body, redact, &env, err)
+	return checkEnvelope(path, status, header, body, red, &env, err)
 }
 
 // checkEnvelope is the success rule over a read envelope; parseErr is why
 // the body could not be read as one.
-func checkEnvelope(path string, status int, header http.Header, body []byte, redact func(string) string,
+func checkEnvelope(path string, status int, header http.Header, body []byte, red *redactpkg.Redactor,
 	env *envelope, parseErr error) (json.RawMessage, error) {
-	apiErr := APIError{StatusCode: status, Path: path}
+	// The error is built only when the response fails: a success pays for
+	// none of the evidence.
+	var apiErr APIError
 	fail := func() error {
-		if ra, ok := transport.RetryAfter(header, time.Now()); ok {
-			apiErr.RetryAfter = ra
-		}
-		e := apiErr
-		return &e
+		e := newAPIError(path, status, header, body, red)
+		e.Code, e.CodeText, e.Message = apiErr.Code, apiErr.CodeText, apiErr.Message
+		return e
 	}
 	if parseErr != nil {
-		apiErr.Message = serverText(describeBody(body, parseErr, redact), redact)
+		apiErr.Message = serverText(describeBody(body, decodeDetail(body, body, parseErr, red), red), red)
 		return nil, fail()
 	}
 	if env.Code != nil {
-		apiErr.Code, apiErr.CodeText = env.Code.n, codeText(redact(env.Code.text))
+		apiErr.Code, apiErr.CodeText = env.Code.n, codeText(red.String(env.Code.text))
 	}
 	switch {
 	case env.Msg != nil && *env.Msg != "":
-		apiErr.Message = serverText(string(*env.Msg), redact)
+		apiErr.Message = serverText(string(*env.Msg), red)
 	case env.Message != nil:
-		apiErr.Message = serverText(string(*env.Message), redact)
+		apiErr.Message = serverText(string(*env.Message), red)
 	}
 	if status < 200 || status > 299 {
 		if apiErr.Message == "" && env.Code == nil {
-			apiErr.Message = serverText(describeBody(body, nil, redact), redact)
+			apiErr.Message = serverText(describeBody(body, "", red), red)
 		}
 		return nil, fail()
 	}
@@ -271,8 +272,8 @@ func readMsg(d *wire.Decoder) (set bool, s str, err error) {
 // If the cut took away one of the texts APIError.Is and the success rule
 // look for, that text is put back at the end, so a long message is
 // classified as the whole of it would be.
-func serverText(raw string, redact func(string) string) string {
-	m := redactpkg.Truncate(redact(raw), redactpkg.MaxText)
+func serverText(raw string, red *redactpkg.Redactor) string {
+	m := red.String(raw)
 	if len(raw) <= len(m) {
 		return m
 	}
@@ -298,10 +299,11 @@ var classTexts = []string{
 // copying a body of many megabytes into a string.
 const describeWindow = 64 << 10
 
-// describeBody names what was wrong with a body that is not an envelope,
-// quoting a printable prefix of it. The prefix is redacted before it is
-// cut to its bound, so a token the body echoes cannot show in part.
-func describeBody(body []byte, err error, redact func(string) string) string {
+// describeBody names what was wrong with a body that is not an envelope
+// (why, when there is a why), quoting a printable prefix of it. The prefix
+// is redacted before it is cut to its bound, so a token the body echoes
+// cannot show in part.
+func describeBody(body []byte, why string, red *redactpkg.Redactor) string {
 	snippet := bytes.TrimSpace(body)
 	if len(snippet) > describeWindow {
 		snippet = snippet[:describeWindow]
@@ -311,12 +313,12 @@ func describeBody(body []byte, err error, redact func(string) string) string {
 			return ' '
 		}
 		return r
-	}, redactpkg.Truncate(redact(string(snippet)), redactpkg.MaxText))
+	}, red.Bytes(snippet))
 	switch {
 	case len(body) == 0:
 		return "empty response body"
-	case err != nil:
-		return fmt.Sprintf("response is not a JSON envelope (%v): %q", err, text)
+	case why != "":
+		return fmt.Sprintf("response is not a JSON envelope (%s): %q", why, text)
 	default:
 		return fmt.Sprintf("%q", text)
 	}

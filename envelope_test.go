@@ -187,7 +187,7 @@ func TestBehaviour5_SuccessRule(t *testing.T) {
 				}
 				want.Message = apiErr.Message
 			}
-			if diff := cmp.Diff(&want, apiErr); diff != "" {
+			if diff := cmp.Diff(&want, apiErr, ignoreEvidence); diff != "" {
 				t.Errorf("APIError (-want +got):\n%s", diff)
 			}
 			for _, s := range sentinels {

@@ -56,8 +56,24 @@ type APIError struct {
 	// CodeText is the envelope code when it arrived as text that is not a
 	// number, such as "E002" (Code is then 0); at most 64 bytes.
 	CodeText string
+
+	// Body is the start of the response body, at most 1 KiB, for a report
+	// to the provider. The token is taken out of the whole body before it
+	// is cut (see internal/redact), so no part of it shows; a cut body
+	// ends in "...".
+	Body string
+
+	// Header is a copy of the response's headers, with the token taken out
+	// of every name and value. It is bounded: at most 64 values, 8 per
+	// name, names in sorted order; a name is at most 128 bytes and a value
+	// at most 512 (a cut one ends in "..."). The values of Authorization,
+	// Proxy-Authorization and Cookie, and the cookie value of Set-Cookie,
+	// are masked. Changing it changes nothing else.
+	Header http.Header
 }
 
+// Error is one short line: the path, the status, the code and the
+// message. Body and Header stay out of it; they are for a closer look.
 func (e *APIError) Error() string {
 	var b strings.Builder
 	b.WriteString("itick: ")

@@ -216,7 +216,7 @@ func (d *klineData) UnmarshalJSON(b []byte) error {
 			return nil
 		}
 	}
-	return json.Unmarshal(b, &d.klines)
+	return unmarshalNested(b, &d.klines)
 }
 
 func (m market) depths(ctx context.Context, region Region, codes []string) (map[string]DepthBook, error) {

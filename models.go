@@ -151,7 +151,7 @@ type splitRecordWire struct {
 // UnmarshalJSON decodes the wire form.
 func (s *SplitRecord) UnmarshalJSON(b []byte) error {
 	var w splitRecordWire
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalNested(b, &w); err != nil {
 		return err
 	}
 	*s = SplitRecord{ExDate: time.Time(w.D), Region: Region(w.R), Name: string(w.N), Code: string(w.C), Ratio: string(w.V)}
@@ -176,7 +176,7 @@ type SplitPage struct {
 // UnmarshalJSON decodes the wire form.
 func (p *SplitPage) UnmarshalJSON(b []byte) error {
 	var w pageWire[SplitRecord]
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalNested(b, &w); err != nil {
 		return err
 	}
 	*p = SplitPage{Records: w.Content, Page: int(w.Page), Size: int(w.Size), TotalPages: int(w.TotalPages),
@@ -214,7 +214,7 @@ type newsItemWire struct {
 // UnmarshalJSON decodes the wire form; pt may be a number or a string.
 func (n *NewsItem) UnmarshalJSON(b []byte) error {
 	var w newsItemWire
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalNested(b, &w); err != nil {
 		return err
 	}
 	*n = NewsItem{ID: string(w.ID), Title: string(w.Te), Published: time.Time(w.Pt), Market: string(w.Mt),
@@ -259,7 +259,7 @@ type newsPageWire struct {
 // UnmarshalJSON decodes the wire form.
 func (p *NewsPage) UnmarshalJSON(b []byte) error {
 	var w newsPageWire
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalNested(b, &w); err != nil {
 		return err
 	}
 	*p = NewsPage{Items: w.Data, NextCursor: string(w.Pagination.NextCursor), HasMore: bool(w.Pagination.HasMore),

@@ -71,7 +71,7 @@ type newsArticleWire struct {
 // UnmarshalJSON decodes the wire form; pt may be a number or a string.
 func (a *NewsArticle) UnmarshalJSON(b []byte) error {
 	var w newsArticleWire
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalNested(b, &w); err != nil {
 		return err
 	}
 	*a = NewsArticle{ID: string(w.ID), Title: string(w.Te), Published: time.Time(w.Pt), Lang: string(w.Lg),
@@ -91,7 +91,7 @@ type strList []string
 
 func (l *strList) UnmarshalJSON(b []byte) error {
 	var raw []str
-	if err := json.Unmarshal(b, &raw); err != nil {
+	if err := unmarshalNested(b, &raw); err != nil {
 		return err
 	}
 	if len(raw) == 0 {

@@ -3,10 +3,11 @@ package itick
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"reflect"
 	"strings"
+
+	"github.com/d19c4e34/itick/internal/redact"
 )
 
 // Get calls an endpoint the SDK does not model, under every rule of the
@@ -40,7 +41,7 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values, out any
 	}
 	r, err := c.fetch(ctx, path, query)
 	if err == nil {
-		err = decodeRaw(path, r, c.redact, out)
+		err = decodeRaw(path, r, c.attempt.Redactor(), out)
 	}
 	c.stats.end(err)
 	return err
@@ -50,14 +51,13 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values, out any
 // encoding/json, so that out sees exactly what json.Unmarshal gives: a
 // null data sets a pointer or a *json.RawMessage as it would, and a
 // missing one leaves out alone.
-func decodeRaw(path string, r response, redact func(string) string, out any) error {
-	data, err := parseEnvelope(path, r.status, r.header, r.body, redact)
+func decodeRaw(path string, r response, red *redact.Redactor, out any) error {
+	data, err := parseEnvelope(path, r.status, r.header, r.body, red)
 	if err != nil || out == nil || data == nil {
 		return err
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return &APIError{StatusCode: r.status, Path: path,
-			Message: redact(fmt.Sprintf("cannot decode data: %v", err))}
+		return dataError(path, r.status, r.header, r.body, data, err, red)
 	}
 	return nil
 }

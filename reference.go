@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -131,7 +132,7 @@ type symbolWire struct {
 // UnmarshalJSON decodes the wire form.
 func (s *Symbol) UnmarshalJSON(b []byte) error {
 	var w symbolWire
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalNested(b, &w); err != nil {
 		return err
 	}
 	*s = Symbol{Code: string(w.C), Name: string(w.N), Type: AssetType(w.T), Exchange: string(w.E),
@@ -161,35 +162,54 @@ type holidayWire struct {
 	Tz num      `json:"tz"`
 	Et str      `json:"et"`
 	V  dateList `json:"v"`
-	Ey str      `json:"ey"`
+	Ey year     `json:"ey"`
+}
+
+// year is the holiday year, sent as text ("2025") or a number; empty is 0.
+type year int
+
+func (y *year) UnmarshalJSON(b []byte) error {
+	var s str
+	if err := s.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	t := strings.TrimSpace(string(s))
+	if t == "" {
+		*y = 0
+		return nil
+	}
+	n, err := strconv.Atoi(t)
+	if err != nil {
+		return badValue(b, "a year")
+	}
+	*y = year(n)
+	return nil
+}
+
+// MarshalJSON writes the year as text, as the service sends it; 0 is "".
+func (y year) MarshalJSON() ([]byte, error) {
+	if y == 0 {
+		return []byte(`""`), nil
+	}
+	return strconv.AppendQuote(nil, strconv.Itoa(int(y))), nil
 }
 
 // UnmarshalJSON decodes the wire form, whose v is a JSON-encoded list of
 // dates inside a string.
 func (h *Holiday) UnmarshalJSON(b []byte) error {
 	var w holidayWire
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalNested(b, &w); err != nil {
 		return err
 	}
-	var year int
-	if ey := strings.TrimSpace(string(w.Ey)); ey != "" {
-		y, err := strconv.Atoi(ey)
-		if err != nil {
-			return fmt.Errorf("itick: holiday year %s is not a number", quoteValue([]byte(ey)))
-		}
-		year = y
-	}
 	*h = Holiday{Market: string(w.C), Country: string(w.R), UTCOffset: float64(w.Tz),
-		TradingHours: string(w.Et), Dates: w.V, Year: year}
+		TradingHours: string(w.Et), Dates: w.V, Year: int(w.Ey)}
 	return nil
 }
 
 // MarshalJSON encodes the service's wire form.
 func (h Holiday) MarshalJSON() ([]byte, error) {
-	w := holidayWire{C: str(h.Market), R: str(h.Country), Tz: num(h.UTCOffset), Et: str(h.TradingHours), V: h.Dates}
-	if h.Year != 0 {
-		w.Ey = str(strconv.Itoa(h.Year))
-	}
+	w := holidayWire{C: str(h.Market), R: str(h.Country), Tz: num(h.UTCOffset), Et: str(h.TradingHours), V: h.Dates,
+		Ey: year(h.Year)}
 	return json.Marshal(w)
 }
 
@@ -200,10 +220,17 @@ type dateList []time.Time
 var dateLayouts = []string{time.DateOnly, "2006/01/02", "20060102"}
 
 func (d *dateList) UnmarshalJSON(b []byte) error {
+	if err := d.unmarshal(b); err != nil {
+		return &valueError{raw: b, want: "a list of dates"}
+	}
+	return nil
+}
+
+func (d *dateList) unmarshal(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) > 0 && b[0] == '"' {
 		var inner string
-		if err := json.Unmarshal(b, &inner); err != nil {
+		if err := unmarshalNested(b, &inner); err != nil {
 			return err
 		}
 		b = bytes.TrimSpace([]byte(inner))
@@ -213,8 +240,8 @@ func (d *dateList) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var raw []str
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return fmt.Errorf("itick: holiday dates %s are not a list: %w", quoteValue(b), err)
+	if err := unmarshalNested(b, &raw); err != nil {
+		return err
 	}
 	if len(raw) == 0 {
 		*d = nil
@@ -250,7 +277,7 @@ func parseDate(s string) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("itick: %s is not a date", quoteValue([]byte(s)))
+	return time.Time{}, errors.New("itick: not a date")
 }
 
 // MarketState is a market's trading session, the s field of the market
@@ -318,7 +345,7 @@ type marketStatusWire struct {
 // UnmarshalJSON decodes the wire form; o may be a boolean or a string.
 func (m *MarketStatus) UnmarshalJSON(b []byte) error {
 	var w marketStatusWire
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalNested(b, &w); err != nil {
 		return err
 	}
 	*m = MarketStatus{Code: string(w.C), Region: string(w.R), Open: bool(w.O), State: MarketState(w.S),
@@ -340,12 +367,12 @@ func (c *commaList) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	var items []str
 	if len(b) > 0 && b[0] == '[' {
-		if err := json.Unmarshal(b, &items); err != nil {
+		if err := unmarshalNested(b, &items); err != nil {
 			return err
 		}
 	} else {
 		var s str
-		if err := json.Unmarshal(b, &s); err != nil {
+		if err := unmarshalNested(b, &s); err != nil {
 			return err
 		}
 		for _, it := range strings.Split(string(s), ",") {
@@ -371,14 +398,14 @@ func (l *statusList) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) > 0 && b[0] == '{' {
 		var one MarketStatus
-		if err := json.Unmarshal(b, &one); err != nil {
+		if err := unmarshalNested(b, &one); err != nil {
 			return err
 		}
 		*l = statusList{one}
 		return nil
 	}
 	var many []MarketStatus
-	if err := json.Unmarshal(b, &many); err != nil {
+	if err := unmarshalNested(b, &many); err != nil {
 		return err
 	}
 	*l = many

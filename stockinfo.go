@@ -105,7 +105,7 @@ type stockInfoWire struct {
 // UnmarshalJSON decodes the wire form, tolerating numbers sent as strings.
 func (s *StockInfo) UnmarshalJSON(b []byte) error {
 	var w stockInfoWire
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalNested(b, &w); err != nil {
 		return err
 	}
 	*s = StockInfo{Code: string(w.C), Name: string(w.N), Type: string(w.T), Exchange: string(w.E),
@@ -154,7 +154,7 @@ type ipoWire struct {
 // seconds.
 func (p *IPO) UnmarshalJSON(b []byte) error {
 	var w ipoWire
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalNested(b, &w); err != nil {
 		return err
 	}
 	*p = IPO{ListingDate: time.Time(w.Dt), Company: string(w.Cn), Code: string(w.Sc), Exchange: string(w.Ex),
@@ -183,7 +183,7 @@ type IPOPage struct {
 // UnmarshalJSON decodes the wire form.
 func (p *IPOPage) UnmarshalJSON(b []byte) error {
 	var w pageWire[IPO]
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalNested(b, &w); err != nil {
 		return err
 	}
 	*p = IPOPage{Records: w.Content, Page: int(w.Page), Size: int(w.Size), TotalPages: int(w.TotalPages),

@@ -108,7 +108,7 @@ type tickWire struct {
 // UnmarshalJSON decodes the wire form, tolerating numbers sent as strings.
 func (t *Tick) UnmarshalJSON(b []byte) error {
 	var w tickWire
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := unmarshalNested(b, &w); err != nil {
 		return err
 	}
 	*t = Tick{Symbol: string(w.S), Last: float64(w.Ld), Time: time.Time(w.T), Volume: float64(w.V),

@@ -41,6 +41,9 @@ type Redactor struct {
 	// starts[c] lists the offsets in secret holding byte c, the places a
 	// match beginning with c may start from.
 	starts [256][]int
+	// lower redacts the secret in lower case, for HasFold; nil when the
+	// secret has no upper case.
+	lower *Redactor
 }
 
 // New returns a Redactor for secret; an empty secret redacts nothing.
@@ -49,7 +52,26 @@ func New(secret string) *Redactor {
 	for i := 0; i < len(secret); i++ {
 		r.starts[secret[i]] = append(r.starts[secret[i]], i)
 	}
+	if l := strings.ToLower(secret); l != secret {
+		r.lower = New(l)
+	}
 	return r
+}
+
+// HasFold reports whether s holds the secret, in any of its forms or a
+// fragment of it long enough to be redacted, ignoring ASCII case. It is for
+// text whose case was changed on the way, such as a header name that Go
+// canonicalised, where redaction itself would miss it.
+func (r *Redactor) HasFold(s string) bool {
+	if r == nil || r.secret == "" {
+		return false
+	}
+	l := r
+	if r.lower != nil {
+		l = r.lower
+	}
+	s = strings.ToLower(s)
+	return clean(l, s, 0) != s
 }
 
 // String returns s without the secret, cut to MaxText bytes.
@@ -62,6 +84,10 @@ func (r *Redactor) Bytes(b []byte) string { return clean(r, b, MaxText) }
 // Bound returns s without the secret, cut to max bytes (including the
 // Ellipsis that marks a cut); max <= 0 means no bound.
 func (r *Redactor) Bound(s string, max int) string { return clean(r, s, max) }
+
+// BoundBytes is Bound for a byte slice. It reads only as much of b as the
+// bound needs, so a body of any size costs O(max) to redact and cut.
+func (r *Redactor) BoundBytes(b []byte, max int) string { return clean(r, b, max) }
 
 // Truncate cuts s to at most max bytes on a UTF-8 boundary, marking a cut
 // with Ellipsis. It does not redact: use it only on text already redacted.

@@ -127,3 +127,24 @@ func BenchmarkString(b *testing.B) {
 		_ = r.String(text)
 	}
 }
+
+func TestHasFold(t *testing.T) {
+	r := New("tok-7f3a9c-SECRET-d41d8c")
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"X-Tok-7f3a9c-Secret-D41d8c", true},
+		{"x-TOK-7F3A9C", true},
+		{"Content-Type", false},
+		{"secret-d4", true},
+		{"X-Request-Id", false},
+	} {
+		if got := r.HasFold(tc.in); got != tc.want {
+			t.Errorf("HasFold(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+	if (*Redactor)(nil).HasFold("anything") || New("").HasFold("anything") {
+		t.Error("a redactor without a secret finds one")
+	}
+}

@@ -207,6 +207,10 @@ func (a *Attempt) log(ctx context.Context, req *http.Request, attempt int, resp 
 // redirected to), then cuts the text to redact.MaxText bytes.
 func (a *Attempt) Redact(s string) string { return a.redactor().String(s) }
 
+// Redactor returns the redactor Redact uses, for text bounded other than
+// at redact.MaxText.
+func (a *Attempt) Redactor() *redact.Redactor { return a.redactor() }
+
 func (a *Attempt) redactor() *redact.Redactor {
 	a.redOnce.Do(func() { a.red = redact.New(a.Token) })
 	return a.red

@@ -40,6 +40,9 @@ type Decoder struct {
 	depth int
 }
 
+// Offset is how many bytes of the input the decoder has consumed.
+func (d *Decoder) Offset() int { return d.pos }
+
 // Reset points the decoder at b, at nesting depth zero.
 func (d *Decoder) Reset(b []byte) {
 	d.buf, d.pos, d.depth = b, 0, 0
