@@ -250,17 +250,27 @@ func TestBehaviour11_LongRetryAfterSendsNoMoreChunks(t *testing.T) {
 // counts requests.)
 func TestBehaviour11_LongRetryAfterKeepsChunksInFlight(t *testing.T) {
 	t.Parallel()
-	refused := make(chan struct{})
+	// The 429 is answered only once the second chunk is in flight, and
+	// that chunk is answered only after the 429, so the second chunk is in
+	// flight when the call learns of the 429 however the workers are
+	// scheduled.
+	refused, inFlight := make(chan struct{}), make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cs := requestedCodes(r)
 		switch cs[0] {
 		case "C0":
+			select {
+			case <-inFlight:
+			case <-r.Context().Done():
+				return
+			}
 			w.Header().Set("Retry-After", "3600")
 			w.WriteHeader(http.StatusTooManyRequests)
 			io.WriteString(w, `{"code":429,"msg":"too many requests"}`)
 			close(refused)
 			return
 		case "C2":
+			close(inFlight)
 			select {
 			case <-refused:
 			case <-r.Context().Done():
