@@ -180,8 +180,11 @@ func TestLimiterWaitOutsideAttemptTimeout(t *testing.T) {
 	t.Parallel()
 	srv := markettest.NewServer()
 	t.Cleanup(srv.Close)
-	c, err := srv.Client(itick.WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond}),
-		itick.WithLimiter(quota.New(1, 150*time.Millisecond)), itick.WithConcurrency(1), itick.WithRetries(0))
+	// The second chunk waits 2.5 s for the limiter, well past the 1 s an
+	// attempt may take, which is itself ample for one request on a loaded
+	// machine under the race detector.
+	c, err := srv.Client(itick.WithHTTPClient(&http.Client{Timeout: time.Second}),
+		itick.WithLimiter(quota.New(1, 2500*time.Millisecond)), itick.WithConcurrency(1), itick.WithRetries(0))
 	if err != nil {
 		t.Fatal(err)
 	}
