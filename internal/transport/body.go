@@ -18,19 +18,31 @@ import (
 //
 // A body whose length is declared (Content-Length) is read into one
 // allocation of that size: it costs its size, once. A body of unknown
-// length (chunked, or decompressed by the transport, which then drops the
-// length) is read into a list of blocks, 16 KiB doubling to 1 MiB, so
-// nothing is copied while it grows, then copied once into a buffer of its
-// exact size: it costs twice its size in allocations and, for the moment of
-// that copy, in heap. A body over the bound is dropped as soon as its byte
-// past the bound arrives, and is never copied, so a compression bomb costs
-// the bound, not a multiple of it.
+// length (chunked) is read into a list of blocks, 16 KiB doubling to 1 MiB,
+// so nothing is copied while it grows, then copied once into a buffer of
+// its exact size: it costs twice its size in allocations and, for the
+// moment of that copy, in heap. A body over the bound is dropped as soon as
+// its byte past the bound arrives, and is never copied, so a compression
+// bomb costs the bound, not a multiple of it.
+//
+// Where net/http would ask for gzip and decompress (dropping the length),
+// the Attempt asks itself (see asksForGzip), so a gzip body is read
+// compressed (bounded too, by compressedBound), then decompressed into one
+// buffer sized by its trailer's ISIZE: it costs its size plus its
+// compressed size (twice that when the compressed length is unknown), about
+// 1.0 to 1.2 times its size for JSON. The trailer sizes that one
+// allocation and nothing else: it is capped by the bound and by deflate's
+// largest ratio, and a body longer than it says (several members, a lie)
+// goes on in blocks as a body of unknown length does. The response then
+// looks as net/http leaves one it decompressed.
 //
 // Across one Attempt (one Client), bodies over smallBody bytes share a
 // budget of budgetFactor times MaxBody. Such a body reserves its declared
-// length before reading, or, with its length unknown, the whole bound once
-// it passes smallBody; it waits for the reservation as long as its context
-// allows. When it has been read, it gives back what it does not hold; the
+// length before reading, or, with its length unknown (or once it passes
+// the length declared), the whole bound once it passes smallBody; a gzip
+// body, once read compressed, reserves its compressed size and its ISIZE
+// (capped as above) together. It waits for a reservation as long as its
+// context allows. When it has been read, it gives back what it does not hold; the
 // rest when its Body is closed, which the client does once it has decoded
 // it. So however many chunks a batch runs at once, the bodies over smallBody
 // that they hold together stay within the budget, and only smallBody per
