@@ -206,9 +206,10 @@ func isNil(v any) bool {
 // (ErrResponseTooLarge) and is not retried. The bound is at least 1 and at
 // most 1 GiB, since a body is held in memory whole, and counts decompressed
 // bytes. Reading a body costs its size, twice its size when its length is
-// not declared, and about the bound for one over it; the bodies over 1 MiB
-// that one Client holds at once stay within twice the bound, a call waiting
-// (as its context allows) for room.
+// not declared (a gzip body, decompressed by the client, costs its size
+// plus its compressed size), and about the bound for one over it; the
+// bodies over 1 MiB that one Client holds at once stay within twice the
+// bound, a call waiting (as its context allows) for room.
 func WithMaxResponseBytes(n int64) Option {
 	return func(s *settings) error {
 		if n < 1 || n > maxResponseBytes {

@@ -2,11 +2,14 @@ package transport
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -15,19 +18,31 @@ import (
 //
 // A body whose length is declared (Content-Length) is read into one
 // allocation of that size: it costs its size, once. A body of unknown
-// length (chunked, or decompressed by the transport, which then drops the
-// length) is read into a list of blocks, 16 KiB doubling to 1 MiB, so
-// nothing is copied while it grows, then copied once into a buffer of its
-// exact size: it costs twice its size in allocations and, for the moment of
-// that copy, in heap. A body over the bound is dropped as soon as its byte
-// past the bound arrives, and is never copied, so a compression bomb costs
-// the bound, not a multiple of it.
+// length (chunked) is read into a list of blocks, 16 KiB doubling to 1 MiB,
+// so nothing is copied while it grows, then copied once into a buffer of
+// its exact size: it costs twice its size in allocations and, for the
+// moment of that copy, in heap. A body over the bound is dropped as soon as
+// its byte past the bound arrives, and is never copied, so a compression
+// bomb costs the bound, not a multiple of it.
+//
+// Where net/http would ask for gzip and decompress (dropping the length),
+// the Attempt asks itself (see asksForGzip), so a gzip body is read
+// compressed (bounded too, by compressedBound), then decompressed into one
+// buffer sized by its trailer's ISIZE: it costs its size plus its
+// compressed size (twice that when the compressed length is unknown), about
+// 1.0 to 1.2 times its size for JSON. The trailer sizes that one
+// allocation and nothing else: it is capped by the bound and by deflate's
+// largest ratio, and a body longer than it says (several members, a lie)
+// goes on in blocks as a body of unknown length does. The response then
+// looks as net/http leaves one it decompressed.
 //
 // Across one Attempt (one Client), bodies over smallBody bytes share a
 // budget of budgetFactor times MaxBody. Such a body reserves its declared
-// length before reading, or, with its length unknown, the whole bound once
-// it passes smallBody; it waits for the reservation as long as its context
-// allows. When it has been read, it gives back what it does not hold; the
+// length before reading, or, with its length unknown (or once it passes
+// the length declared), the whole bound once it passes smallBody; a gzip
+// body, once read compressed, reserves its compressed size and its ISIZE
+// (capped as above) together. It waits for a reservation as long as its
+// context allows. When it has been read, it gives back what it does not hold; the
 // rest when its Body is closed, which the client does once it has decoded
 // it. So however many chunks a batch runs at once, the bodies over smallBody
 // that they hold together stay within the budget, and only smallBody per
@@ -158,11 +173,17 @@ func (r *reservation) keep(n int64) {
 
 // buffer reads the whole body inside the attempt, so a connection that dies
 // mid-body is a transport error the retry policy sees, and a body over the
-// bound is refused before it can exhaust memory.
-func (a *Attempt) buffer(ctx context.Context, resp *http.Response) (err error) {
+// bound is refused before it can exhaust memory. gzipped says the attempt
+// asked for gzip itself, so a gzip body is its to decode.
+func (a *Attempt) buffer(ctx context.Context, resp *http.Response, gzipped bool) (err error) {
 	defer resp.Body.Close()
-	if a.MaxBody > 0 && resp.ContentLength > a.MaxBody {
-		return fmt.Errorf("%w: Content-Length %d > %d bytes", ErrBodyTooLarge, resp.ContentLength, a.MaxBody)
+	gz := gzipped && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip")
+	limit := a.MaxBody
+	if gz {
+		limit = compressedBound(a.MaxBody)
+	}
+	if limit > 0 && resp.ContentLength > limit {
+		return fmt.Errorf("%w: Content-Length %d > %d bytes", ErrBodyTooLarge, resp.ContentLength, limit)
 	}
 	res := &reservation{sem: a.budgetFor()}
 	defer func() {
@@ -170,85 +191,273 @@ func (a *Attempt) buffer(ctx context.Context, resp *http.Response) (err error) {
 			res.keep(0)
 		}
 	}()
-	body, err := a.read(ctx, resp.Body, resp.ContentLength, res)
+	var body []byte
+	if gz {
+		body, err = a.readGzip(ctx, resp.Body, resp.ContentLength, res)
+	} else {
+		body, err = a.read(ctx, resp.Body, resp.ContentLength, res)
+	}
 	if err != nil {
 		return err
 	}
+	if gz {
+		// As net/http does when it decompresses.
+		resp.Header.Del("Content-Encoding")
+		resp.Header.Del("Content-Length")
+		resp.Uncompressed = true
+	}
 	a.bytesRead.Add(int64(len(body)))
-	res.keep(int64(len(body)))
+	res.keep(int64(cap(body)))
 	resp.Body = &Body{Reader: bytes.NewReader(body), b: body, res: res}
 	resp.ContentLength = int64(len(body))
 	return nil
 }
 
-// read reads r to its end, or to the first byte past MaxBody, into blocks,
-// and returns the body in one slice. declared is the Content-Length, or -1.
+// read reads r to its end, or to the first byte past MaxBody, and returns
+// the body in one slice. declared is the Content-Length, or -1.
 func (a *Attempt) read(ctx context.Context, r io.Reader, declared int64, res *reservation) ([]byte, error) {
-	bounded := a.MaxBody > 0
-	var cur []byte
-	pooled := false
-	switch {
-	case declared >= 0 && declared < maxUpfront:
-		if declared > smallBody {
-			if err := res.reserve(ctx, declared); err != nil {
-				return nil, err
-			}
-		}
-		// A spare byte, so that the read reporting the end needs no
-		// other block.
-		cur = make([]byte, 0, declared+1)
-	default:
-		cur, pooled = a.getBlock(), true
+	cur, pooled, covered, err := a.start(ctx, declared, res)
+	if err != nil {
+		return nil, err
 	}
-	var full [][]byte // filled blocks before cur
-	var n int64       // bytes read
-	for {
-		if len(cur) == cap(cur) {
-			full = append(full, cur)
-			cur = make([]byte, 0, min(max(2*cap(cur), firstBlock), maxBlock))
+	f := filler{a: a, limit: a.MaxBody, cur: cur, pooled: pooled, covered: covered}
+	if err := f.fill(ctx, r, res); err != nil {
+		return nil, err
+	}
+	return f.join(), nil
+}
+
+// start returns the first buffer for a body of declared length (or -1),
+// having reserved that length when it is over smallBody, and how many
+// bytes of body that reservation, or the free allowance, covers.
+func (a *Attempt) start(ctx context.Context, declared int64, res *reservation) (cur []byte, pooled bool, covered int64, err error) {
+	if declared < 0 || declared >= maxUpfront {
+		return a.getBlock(), true, smallBody, nil
+	}
+	if declared > smallBody {
+		if err := res.reserve(ctx, declared); err != nil {
+			return nil, false, 0, err
 		}
-		space := cap(cur) - len(cur)
+	}
+	// A spare byte, so that the read reporting the end needs no other
+	// block.
+	return make([]byte, 0, declared+1), false, max(declared, smallBody), nil
+}
+
+// filler reads a body into a first buffer, then into blocks, 16 KiB
+// doubling to 1 MiB, so nothing is copied while it grows.
+type filler struct {
+	a      *Attempt
+	limit  int64    // bytes allowed; 0: no bound
+	full   [][]byte // filled blocks before cur
+	cur    []byte
+	pooled bool  // the first block came from the pool
+	n      int64 // bytes read
+	// covered is how many bytes the reservation, or the free allowance,
+	// covers; extra is what the reservation holds besides them.
+	covered, extra int64
+}
+
+// fill reads r to its end, or to the first byte past the limit.
+func (f *filler) fill(ctx context.Context, r io.Reader, res *reservation) error {
+	a := f.a
+	bounded := f.limit > 0
+	for {
+		if len(f.cur) == cap(f.cur) {
+			f.full = append(f.full, f.cur)
+			f.cur = make([]byte, 0, min(max(2*cap(f.cur), firstBlock), maxBlock))
+		}
+		space := cap(f.cur) - len(f.cur)
 		if bounded {
-			// Read no further than one byte past the bound; MaxBody-n
+			// Read no further than one byte past the bound; limit-n
 			// is at least 0 here, and below space, so +1 cannot overflow.
-			if rest := a.MaxBody - n; rest < int64(space) {
+			if rest := f.limit - f.n; rest < int64(space) {
 				space = int(rest) + 1
 			}
 		}
-		m, err := r.Read(cur[len(cur) : len(cur)+space])
-		cur = cur[:len(cur)+m]
-		before := n
-		n += int64(m)
-		if bounded && n > a.MaxBody {
-			a.putBlocks(pooled, full, cur)
-			return nil, fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, a.MaxBody)
+		m, err := r.Read(f.cur[len(f.cur) : len(f.cur)+space])
+		f.cur = f.cur[:len(f.cur)+m]
+		f.n += int64(m)
+		if bounded && f.n > f.limit {
+			f.release()
+			return fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, f.limit)
 		}
-		if res.held.Load() == 0 && before <= smallBody && n > smallBody && declared < 0 {
-			// Past the free allowance with no length declared: reserve
-			// what the bound still allows before holding any more.
-			if err := res.reserve(ctx, a.MaxBody); err != nil {
-				a.putBlocks(pooled, full, cur)
-				return nil, err
+		if f.n > f.covered && f.covered < a.MaxBody {
+			// Past what is reserved, or past the free allowance:
+			// reserve what the bound still allows before holding any
+			// more, holding nothing of the budget while waiting.
+			res.keep(0)
+			want := a.MaxBody
+			if res.sem != nil {
+				want += min(f.extra, budgetFactor*a.MaxBody-a.MaxBody)
 			}
+			if err := res.reserve(ctx, want); err != nil {
+				f.release()
+				return err
+			}
+			f.covered = a.MaxBody
 		}
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
-			a.putBlocks(pooled, full, cur)
-			return nil, fmt.Errorf("itick: reading response body: %w", err)
+			f.release()
+			return fmt.Errorf("itick: reading response body: %w", err)
 		}
 	}
-	if len(full) == 0 && !pooled {
-		return cur, nil
+}
+
+// join returns the body in one slice, copying it only when it is in more
+// than one buffer or in a pooled one.
+func (f *filler) join() []byte {
+	if len(f.full) == 0 && !f.pooled {
+		return f.cur
 	}
-	body := make([]byte, 0, n)
-	for _, b := range full {
+	body := make([]byte, 0, f.n)
+	for _, b := range f.full {
 		body = append(body, b...)
 	}
-	body = append(body, cur...)
-	a.putBlocks(pooled, full, cur)
+	body = append(body, f.cur...)
+	f.release()
+	return body
+}
+
+// release returns the first block to the pool, when it came from there.
+func (f *filler) release() {
+	f.a.putBlocks(f.pooled, f.full, f.cur)
+	f.pooled, f.full, f.cur = false, nil, nil
+}
+
+// blocks returns the buffers read, in order.
+func (f *filler) blocks() [][]byte {
+	return append(f.full[:len(f.full):len(f.full)], f.cur)
+}
+
+// compressedBound is the bound on a gzip body's compressed bytes: the
+// bound on its decompressed bytes, plus what deflate can add to data it
+// cannot compress (5 bytes a 64 KiB block) and a header. 0: no bound.
+func compressedBound(maxBody int64) int64 {
+	slack := maxBody>>10 + 1<<10
+	if maxBody <= 0 || maxBody > math.MaxInt64-slack {
+		return 0
+	}
+	return maxBody + slack
+}
+
+// maxRatio is more than deflate's largest ratio of decompressed to
+// compressed bytes (about 1032), so a gzip member's honest ISIZE is never
+// above maxRatio times its compressed size.
+const maxRatio = 1040
+
+// readGzip reads a gzip body compressed, then decompresses it into one
+// buffer sized by the size its trailer states (ISIZE), so that it is not
+// copied once more; past that size, as when the trailer lies or the body
+// has several members, it goes on in blocks. The trailer sizes only that
+// one allocation, never more than the bound allows; the bound applies to
+// the decompressed bytes, and to the compressed ones.
+func (a *Attempt) readGzip(ctx context.Context, r io.Reader, declared int64, res *reservation) ([]byte, error) {
+	cur, pooled, covered, err := a.start(ctx, declared, res)
+	if err != nil {
+		return nil, err
+	}
+	z := filler{a: a, limit: compressedBound(a.MaxBody), cur: cur, pooled: pooled, covered: covered}
+	if err := z.fill(ctx, r, res); err != nil {
+		return nil, err
+	}
+	defer z.release()
+	if z.n == 0 {
+		// net/http reads an empty gzip body as empty.
+		return []byte{}, nil
+	}
+	blocks := z.blocks()
+
+	size := int64(trailerSize(blocks))
+	if a.MaxBody > 0 {
+		size = min(size, a.MaxBody)
+	}
+	size = min(size, maxUpfront)
+	if z.n <= maxUpfront/maxRatio {
+		size = min(size, maxRatio*z.n)
+	}
+	// Hold the compressed bytes and the decompressed size, reserved
+	// together while holding nothing else, as a declared length is.
+	covered = smallBody
+	if need := z.n + size; need > smallBody {
+		if res.held.Load() < need {
+			res.keep(0)
+			if res.sem != nil {
+				need = min(need, budgetFactor*a.MaxBody)
+			}
+			if err := res.reserve(ctx, need); err != nil {
+				return nil, err
+			}
+		} else {
+			res.keep(need)
+		}
+		covered = size
+	}
+
+	zr, err := gzip.NewReader(&blocksReader{blocks: blocks})
+	if err != nil {
+		return nil, fmt.Errorf("itick: reading response body: %w", err)
+	}
+	f := filler{a: a, limit: a.MaxBody, cur: make([]byte, 0, size+1), covered: covered, extra: z.n}
+	if err := f.fill(ctx, zr, res); err != nil {
+		return nil, err
+	}
+	body := f.join()
+	if int64(len(body)) < int64(cap(body))/2 {
+		// The trailer said far more than came: do not hold the rest.
+		body = append([]byte(nil), body...)
+	}
 	return body, nil
+}
+
+// trailerSize returns a gzip body's ISIZE: its last 4 bytes, little-endian,
+// the size of its last member modulo 2^32.
+func trailerSize(blocks [][]byte) uint32 {
+	var t [4]byte
+	i := len(t)
+	for b := len(blocks) - 1; b >= 0 && i > 0; b-- {
+		for j := len(blocks[b]) - 1; j >= 0 && i > 0; j-- {
+			i--
+			t[i] = blocks[b][j]
+		}
+	}
+	if i > 0 {
+		return 0
+	}
+	return binary.LittleEndian.Uint32(t[:])
+}
+
+// blocksReader reads a list of blocks in order, a byte at a time too, so
+// that gzip needs no buffer of its own over it.
+type blocksReader struct {
+	blocks [][]byte
+}
+
+func (r *blocksReader) Read(p []byte) (int, error) {
+	for len(r.blocks) > 0 && len(r.blocks[0]) == 0 {
+		r.blocks = r.blocks[1:]
+	}
+	if len(r.blocks) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.blocks[0])
+	r.blocks[0] = r.blocks[0][n:]
+	return n, nil
+}
+
+func (r *blocksReader) ReadByte() (byte, error) {
+	for len(r.blocks) > 0 && len(r.blocks[0]) == 0 {
+		r.blocks = r.blocks[1:]
+	}
+	if len(r.blocks) == 0 {
+		return 0, io.EOF
+	}
+	c := r.blocks[0][0]
+	r.blocks[0] = r.blocks[0][1:]
+	return c, nil
 }
 
 // getBlock returns a first block for a body of unknown length, from the

@@ -54,9 +54,9 @@ func (s streamRT) RoundTrip(req *http.Request) (*http.Response, error) {
 // allocatedPerByte reads one body through a and returns the bytes
 // allocated per byte of body read (TotalAlloc, which does not depend on
 // when the collector runs).
-func allocatedPerByte(tb testing.TB, a *Attempt, read int64) float64 {
+func allocatedPerByte(tb testing.TB, a *Attempt, url string, read int64) float64 {
 	tb.Helper()
-	req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/x", nil)
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -69,8 +69,8 @@ func allocatedPerByte(tb testing.TB, a *Attempt, read int64) float64 {
 }
 
 // BenchmarkBody48MiB reports the bytes allocated per byte of a 48 MiB
-// body read, with its length declared and not (chunked, or decompressed
-// by the transport).
+// body read, with its length declared and not, and gzipped, its
+// compressed length declared and not.
 func BenchmarkBody48MiB(b *testing.B) {
 	const n = 48 << 20
 	for _, declared := range []bool{true, false} {
@@ -82,7 +82,30 @@ func BenchmarkBody48MiB(b *testing.B) {
 			a := &Attempt{Base: streamRT{n: n, declared: declared}, MaxBody: 64 << 20}
 			var per float64
 			for b.Loop() {
-				per = allocatedPerByte(b, a, n)
+				per = allocatedPerByte(b, a, "http://127.0.0.1/x", n)
+			}
+			b.ReportMetric(per, "alloc-B/body-B")
+			b.SetBytes(n)
+		})
+	}
+	body := gzipped(patternBytes(n))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		if r.URL.Path == "/chunked" {
+			w.WriteHeader(200)
+			w.(http.Flusher).Flush()
+		}
+		w.Write(body)
+	}))
+	defer srv.Close()
+	for _, path := range []string{"/declared", "/chunked"} {
+		b.Run("gzip-"+path[1:], func(b *testing.B) {
+			tr := &http.Transport{}
+			defer tr.CloseIdleConnections()
+			a := &Attempt{Base: tr, MaxBody: 64 << 20}
+			var per float64
+			for b.Loop() {
+				per = allocatedPerByte(b, a, srv.URL+path, n)
 			}
 			b.ReportMetric(per, "alloc-B/body-B")
 			b.SetBytes(n)

@@ -133,6 +133,10 @@ func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	} else {
 		out.Header.Del("token")
 	}
+	gzipped := a.asksForGzip(out)
+	if gzipped {
+		out.Header.Set("Accept-Encoding", "gzip")
+	}
 
 	start := time.Now()
 	resp, err := a.Base.RoundTrip(out)
@@ -140,7 +144,7 @@ func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 		if resp.StatusCode == http.StatusTooManyRequests {
 			a.rateLimited.Add(1)
 		}
-		err = a.buffer(ctx, resp)
+		err = a.buffer(ctx, resp, gzipped)
 	}
 	a.log(ctx, req, attempt, resp, err, time.Since(start))
 	if err != nil {
@@ -150,6 +154,18 @@ func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 		*sink = resp.Body.(*Body).b
 	}
 	return resp, nil
+}
+
+// asksForGzip reports whether the attempt asks for gzip itself, where
+// net/http would have asked and decompressed: then the body is read
+// compressed and decompressed into a buffer sized by its gzip trailer (see
+// body.go), which costs its size once instead of twice. A request that
+// sets its own Accept-Encoding gets the body as sent, as net/http does.
+func (a *Attempt) asksForGzip(req *http.Request) bool {
+	if t, ok := a.Base.(*http.Transport); ok && t.DisableCompression {
+		return false
+	}
+	return req.Header.Get("Accept-Encoding") == "" && req.Header.Get("Range") == "" && req.Method != http.MethodHead
 }
 
 // wait blocks on the limiter. Its error comes back wrapped whole, so a
