@@ -33,8 +33,9 @@ const (
 // from seconds to a year, so any instant can be evaluated without replaying
 // history. A Generator is safe for concurrent use.
 type Generator struct {
-	seed  uint64
-	hours hourCache
+	seed   uint64
+	hours  candleCache // hourly candles
+	longer candleCache // candles longer than an hour
 }
 
 // NewGenerator returns a Generator for seed.
@@ -243,9 +244,12 @@ var octaveAmp = func() [octaves]float64 {
 // price is the unrounded price of p at ms (Unix milliseconds).
 func (g *Generator) price(p product, ms int64) float64 {
 	var x float64
+	// Each octave's span is the finest one's times a power of two, so its
+	// knot index is the finest one's shifted: one division, not 24.
+	q := floorDiv(ms, finestOctMs)
 	for k := 0; k < octaves; k++ {
 		span := int64(finestOctMs) << k
-		i := floorDiv(ms, span)
+		i := q >> k
 		f := float64(ms-i*span) / float64(span)
 		f = f * f * (3 - 2*f) // smoothstep between knots
 		k0 := signed(mix(p.key ^ uint64(k)<<56 ^ uint64(i)))
