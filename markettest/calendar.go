@@ -185,18 +185,20 @@ func (m *exchangeMarket) holidayIndex(year int) map[time.Time]holiday {
 // place of the oldest one in its set, and the table's memory never grows
 // past its first use.
 type candleCache struct {
-	once  sync.Once
-	sets  []candleSet
-	locks [64]sync.Mutex
+	once sync.Once
+	sets []candleSet
 }
 
 // candleWays is how many candles share a set, so a few that hash alike do
 // not keep evicting each other.
 const candleWays = 4
 
+// candleSet is one set of a candleCache, with a lock of its own so
+// requests about different candles do not wait for each other.
 type candleSet struct {
-	entries [candleWays]candleEntry
+	mu      sync.Mutex
 	next    uint8 // the entry the next put replaces
+	entries [candleWays]candleEntry
 }
 
 // candleEntry is one candle of the product whose key it holds, starting
@@ -217,7 +219,9 @@ const (
 	longerCacheSets = 1 << 13
 )
 
-func (c *candleCache) set(key uint64, start, span int64) (*candleSet, *sync.Mutex) {
+// set returns the set a candle belongs in. A cache holds hourly candles
+// only, or longer ones only, so the first candle's span says its size.
+func (c *candleCache) set(key uint64, start, span int64) *candleSet {
 	c.once.Do(func() {
 		n := longerCacheSets
 		if span == hourMs {
@@ -226,13 +230,13 @@ func (c *candleCache) set(key uint64, start, span int64) (*candleSet, *sync.Mute
 		c.sets = make([]candleSet, n)
 	})
 	i := mix(key^uint64(start)^uint64(span)<<40) % uint64(len(c.sets))
-	return &c.sets[i], &c.locks[i%uint64(len(c.locks))]
+	return &c.sets[i]
 }
 
 func (c *candleCache) get(key uint64, start, span, end int64) (itick.Kline, bool) {
-	s, mu := c.set(key, start, span)
-	mu.Lock()
-	defer mu.Unlock()
+	s := c.set(key, start, span)
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for i := range s.entries {
 		if e := &s.entries[i]; e.key == key && e.start == start && e.span == span && e.end == end {
 			return itick.Kline{Time: time.UnixMilli(start).UTC(), Open: e.open, High: e.high, Low: e.low,
@@ -243,9 +247,9 @@ func (c *candleCache) get(key uint64, start, span, end int64) (itick.Kline, bool
 }
 
 func (c *candleCache) put(key uint64, start, span, end int64, k itick.Kline) {
-	s, mu := c.set(key, start, span)
-	mu.Lock()
-	defer mu.Unlock()
+	s := c.set(key, start, span)
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.entries[s.next] = candleEntry{key: key, start: start, span: span, end: end, open: k.Open, high: k.High,
 		low: k.Low, close: k.Close, volume: k.Volume, turnover: k.Turnover}
 	s.next = (s.next + 1) % candleWays

@@ -26,35 +26,36 @@ const hourMs = 60 * 60 * 1000
 // request that sees the same trading in it, which its start and the end of
 // its last window pin down, and building a monthly one takes 720 hourly
 // ones.
-func (g *Generator) candle(p product, start, span int64, ws []tradingSpan) (itick.Kline, bool) {
+func (g *Generator) candle(w *walker, start, span int64, ws []tradingSpan) (itick.Kline, bool) {
 	if len(ws) == 0 {
 		return itick.Kline{}, false
 	}
 	if span < hourMs {
-		return g.build(p, start, span, ws), true
+		return g.build(w, start, span, ws), true
 	}
 	c := &g.longer
 	if span == hourMs {
 		c = &g.hours
 	}
 	end := ws[len(ws)-1].to
-	if k, hit := c.get(p.key, start, span, end); hit {
+	if k, hit := c.get(w.p.key, start, span, end); hit {
 		return k, true
 	}
-	k := g.build(p, start, span, ws)
-	c.put(p.key, start, span, end, k)
+	k := g.build(w, start, span, ws)
+	c.put(w.p.key, start, span, end, k)
 	return k, true
 }
 
-// build computes the candle of p in [start, start+span) from its trading
-// windows ws, which are not empty.
-func (g *Generator) build(p product, start, span int64, ws []tradingSpan) itick.Kline {
-	open := p.round(g.price(p, ws[0].from))
-	cl := p.round(g.price(p, ws[len(ws)-1].to-1))
-	hi, lo := max(open, cl), min(open, cl)
+// build computes the candle of w.p in [start, start+span) from its
+// trading windows ws, which are not empty. It asks w for prices in time
+// order, open first and close last, so w reuses most knots.
+func (g *Generator) build(w *walker, start, span int64, ws []tradingSpan) itick.Kline {
+	p := w.p
+	open := p.round(w.price(ws[0].from))
+	hi, lo := open, open
 	var traded int64
-	for _, w := range ws {
-		traded += w.to - w.from
+	for _, s := range ws {
+		traded += s.to - s.from
 	}
 	if span > hourMs {
 		// The parts (days, or hours) that hold trading each have a candle,
@@ -66,16 +67,18 @@ func (g *Generator) build(p product, start, span int64, ws []tradingSpan) itick.
 		}
 		var buf [4]tradingSpan
 		for t := floorDiv(ws[0].from, part) * part; t < ws[len(ws)-1].to; t += part {
-			if sub, ok := g.candle(p, t, part, clip(buf[:0], ws, t, t+part)); ok {
+			if sub, ok := g.candle(w, t, part, clip(buf[:0], ws, t, t+part)); ok {
 				hi, lo = max(hi, sub.High), min(lo, sub.Low)
 			}
 		}
 	} else {
 		for i := 1; i <= candleSamples; i++ {
-			x := p.round(g.price(p, at(ws, traded*int64(i)/int64(candleSamples+1))))
+			x := p.round(w.price(at(ws, traded*int64(i)/int64(candleSamples+1))))
 			hi, lo = max(hi, x), min(lo, x)
 		}
 	}
+	cl := p.round(w.price(ws[len(ws)-1].to - 1))
+	hi, lo = max(hi, cl), min(lo, cl)
 	// Volume: a typical rate for the time traded, varied per candle.
 	minutes := float64(traded) / 60000
 	vol := p.perMin * minutes * (0.4 + 1.2*unit(mix(p.key^0xabc^uint64(start)^uint64(span)<<20)))
@@ -168,6 +171,7 @@ func (g *Generator) klines(class Class, region itick.Region, code string, interv
 	out := make([]itick.Kline, 0, min(limit, 1024))
 	// A candle of a day or less takes its windows from its day's, which
 	// the calendar works out once for all the day's candles.
+	w := &walker{p: p}
 	day := int64(math.MinInt64)
 	var dayWs []tradingSpan
 	var buf [4]tradingSpan
@@ -181,7 +185,7 @@ func (g *Generator) klines(class Class, region itick.Region, code string, interv
 		} else {
 			ws = cal.windows(slot, min(slot+span, nowMs+1))
 		}
-		if k, ok := g.candle(p, slot, span, ws); ok {
+		if k, ok := g.candle(w, slot, span, ws); ok {
 			out = append(out, k)
 			slot -= span
 			continue

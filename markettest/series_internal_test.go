@@ -2,6 +2,7 @@ package markettest
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -147,6 +148,44 @@ func TestCachedCandlesEqualPlainOnes(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestPow10IsMathPow checks that the table roundDec rounds with holds
+// exactly what math.Pow gives, so prices round as they did with it.
+func TestPow10IsMathPow(t *testing.T) {
+	t.Parallel()
+	for n, v := range pow10 {
+		if want := math.Pow(10, float64(n)); v != want {
+			t.Errorf("pow10[%d] = %v, math.Pow gives %v", n, v, want)
+		}
+	}
+}
+
+// TestWalkerEqualsPlainPrice checks that a walker, which keeps knots from
+// one instant to the next, gives exactly the price computed afresh, for
+// instants that step forward, step back, jump far and cross zero.
+func TestWalkerEqualsPlainPrice(t *testing.T) {
+	t.Parallel()
+	g := NewGenerator(3)
+	p := g.product(Crypto, itick.RegionBA, "BTCUSDT")
+	w := walker{p: p}
+	rng := rand.New(rand.NewPCG(1, 2))
+	ms := int64(-3 * finestOctMs)
+	for n := range 20000 {
+		switch r := rng.IntN(10); {
+		case r < 6:
+			ms += rng.Int64N(10 * finestOctMs)
+		case r < 8:
+			ms -= rng.Int64N(3 * finestOctMs)
+		case r < 9:
+			ms = rng.Int64N(1<<42) - 1<<41
+		default:
+			ms = -ms
+		}
+		if got, want := w.price(ms), g.plainPrice(p, ms); got != want {
+			t.Fatalf("step %d, %d ms: walker %v, afresh %v", n, ms, got, want)
 		}
 	}
 }
