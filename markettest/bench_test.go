@@ -42,41 +42,41 @@ func BenchmarkServerBatchQuotes(b *testing.B) {
 	}
 }
 
-// benchProducts is a spread of products as a server under load is asked
-// about: every class, several markets, hundreds of codes, so the caches
-// see a working set the size of a soak test's rather than one product.
-func benchProducts() []struct {
+// benchProduct is a product as the generator is asked about it.
+type benchProduct struct {
 	class  markettest.Class
 	region itick.Region
 	code   string
-} {
-	type prod = struct {
-		class  markettest.Class
-		region itick.Region
-		code   string
-	}
-	var out []prod
-	for i := range 100 {
-		n := strconv.Itoa(i + 1)
+}
+
+// benchProducts returns n products of each class, over several markets,
+// named by prefix: a spread as a server under load is asked about, so
+// the caches see more than one product.
+func benchProducts(prefix string, n int) []benchProduct {
+	var out []benchProduct
+	for i := range n {
+		c := prefix + strconv.Itoa(i+1)
 		out = append(out,
-			prod{markettest.Stock, itick.RegionHK, n},
-			prod{markettest.Stock, itick.RegionUS, "S" + n},
-			prod{markettest.Crypto, itick.RegionBA, "C" + n + "USDT"},
-			prod{markettest.Forex, itick.RegionGB, "FX" + n},
-			prod{markettest.Future, itick.RegionUS, "F" + n},
-			prod{markettest.Fund, itick.RegionUS, "U" + n},
-			prod{markettest.Indices, itick.RegionGB, "I" + n})
+			benchProduct{markettest.Stock, itick.RegionHK, c},
+			benchProduct{markettest.Stock, itick.RegionUS, "S" + c},
+			benchProduct{markettest.Crypto, itick.RegionBA, "C" + c + "USDT"},
+			benchProduct{markettest.Forex, itick.RegionGB, "FX" + c},
+			benchProduct{markettest.Future, itick.RegionUS, "F" + c},
+			benchProduct{markettest.Fund, itick.RegionUS, "U" + c},
+			benchProduct{markettest.Indices, itick.RegionGB, "I" + c})
 	}
 	return out
 }
 
-// BenchmarkKlines asks for the latest 10 candles of each interval, one
-// product after another from benchProducts, at a fixed instant (as the
-// soak test does).
+var benchIntervals = []itick.Interval{itick.OneMinute, itick.FifteenMinutes, itick.OneHour,
+	itick.FourHours, itick.OneDay, itick.OneWeek, itick.OneMonth}
+
+// BenchmarkKlines asks for the latest 10 candles of an interval at a
+// fixed instant (as the soak test does), going round 70 products: after
+// the first round, every candle has been asked for before.
 func BenchmarkKlines(b *testing.B) {
-	products := benchProducts()
-	for _, iv := range []itick.Interval{itick.OneMinute, itick.FifteenMinutes, itick.OneHour,
-		itick.FourHours, itick.OneDay, itick.OneWeek, itick.OneMonth} {
+	products := benchProducts("", 10)
+	for _, iv := range benchIntervals {
 		b.Run(iv.String(), func(b *testing.B) {
 			g := markettest.NewGenerator(1)
 			i := 0
@@ -89,12 +89,28 @@ func BenchmarkKlines(b *testing.B) {
 	}
 }
 
-// BenchmarkQuote asks for the quote of one product after another from
-// benchProducts: at a fixed instant (the soak test's case), and with a
-// clock that moves a second a call (a live server's, where the day's
-// candle is still open and never the same twice).
+// BenchmarkKlinesCold is BenchmarkKlines with a product never asked about
+// before in every call, so no candle is in a cache yet.
+func BenchmarkKlinesCold(b *testing.B) {
+	for _, iv := range benchIntervals {
+		b.Run(iv.String(), func(b *testing.B) {
+			g := markettest.NewGenerator(1)
+			i := 0
+			for b.Loop() {
+				p := benchProducts("N"+strconv.Itoa(i/7)+"-", 1)[i%7]
+				g.Klines(p.class, p.region, p.code, iv, 10, fixedNow, fixedNow)
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkQuote asks for the quote of one product after another of 700:
+// at a fixed instant (the soak test's case), and with a clock that moves
+// a second a call (a live server's, where the day's candle is still open
+// and never the same twice).
 func BenchmarkQuote(b *testing.B) {
-	products := benchProducts()
+	products := benchProducts("", 100)
 	b.Run("fixed", func(b *testing.B) {
 		g := markettest.NewGenerator(1)
 		i := 0
