@@ -1,7 +1,6 @@
 package markettest
 
 import (
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -144,62 +143,114 @@ func (m *exchangeMarket) tradingWindow(d time.Time) (tradingSpan, bool) {
 }
 
 // holidayCache keeps each market's holidays of a year, which the calendar
-// asks for on every candle.
-var holidayCache sync.Map // "US/2025" -> map[time.Time]holiday
+// asks for on every day it looks at.
+var holidayCache struct {
+	sync.RWMutex
+	m map[holidayYear]map[time.Time]holiday
+}
+
+type holidayYear struct {
+	market string
+	year   int
+}
 
 func (m *exchangeMarket) holidayIndex(year int) map[time.Time]holiday {
-	key := m.code + "/" + strconv.Itoa(year)
-	if v, ok := holidayCache.Load(key); ok {
-		return v.(map[time.Time]holiday)
+	key := holidayYear{m.code, year}
+	holidayCache.RLock()
+	idx, ok := holidayCache.m[key]
+	holidayCache.RUnlock()
+	if ok {
+		return idx
 	}
-	idx := map[time.Time]holiday{}
+	idx = map[time.Time]holiday{}
 	for _, h := range m.holidaysOf(year) {
 		idx[h.date] = h
 	}
-	v, _ := holidayCache.LoadOrStore(key, idx)
-	return v.(map[time.Time]holiday)
-}
-
-// hourCache keeps hourly candles that closed, which every longer candle
-// and every quote is built from and which never change, so a server
-// answering the same days again does not recompute them. It is a fixed
-// table: an entry evicts whatever hashed to its slot.
-type hourCache struct {
-	once    sync.Once
-	locks   [64]sync.Mutex
-	entries []hourEntry
-}
-
-type hourEntry struct {
-	key   uint64
-	start int64
-	k     itick.Kline
-	ok    bool
-	valid bool
-}
-
-const hourCacheSize = 1 << 14
-
-func (c *hourCache) slot(key uint64, start int64) (int, *sync.Mutex) {
-	c.once.Do(func() { c.entries = make([]hourEntry, hourCacheSize) })
-	i := int(mix(key^uint64(start)) % hourCacheSize)
-	return i, &c.locks[i%len(c.locks)]
-}
-
-func (c *hourCache) get(key uint64, start int64) (itick.Kline, bool, bool) {
-	i, mu := c.slot(key, start)
-	mu.Lock()
-	defer mu.Unlock()
-	e := c.entries[i]
-	if e.valid && e.key == key && e.start == start {
-		return e.k, e.ok, true
+	holidayCache.Lock()
+	defer holidayCache.Unlock()
+	if prev, ok := holidayCache.m[key]; ok {
+		return prev
 	}
-	return itick.Kline{}, false, false
+	if holidayCache.m == nil {
+		holidayCache.m = map[holidayYear]map[time.Time]holiday{}
+	}
+	holidayCache.m[key] = idx
+	return idx
 }
 
-func (c *hourCache) put(key uint64, start int64, k itick.Kline, ok bool) {
-	i, mu := c.slot(key, start)
-	mu.Lock()
-	defer mu.Unlock()
-	c.entries[i] = hourEntry{key: key, start: start, k: k, ok: ok, valid: true}
+// candleCache keeps candles of an hour or more, which longer candles and
+// quotes are built from and which stay the same for as long as the trading
+// in them does, so a server answering about the same days again does not
+// recompute them. It is a fixed table of small sets: a new entry takes the
+// place of the oldest one in its set, and the table's memory never grows
+// past its first use.
+type candleCache struct {
+	once sync.Once
+	sets []candleSet
+}
+
+// candleWays is how many candles share a set, so a few that hash alike do
+// not keep evicting each other.
+const candleWays = 4
+
+// candleSet is one set of a candleCache, with a lock of its own so
+// requests about different candles do not wait for each other.
+type candleSet struct {
+	mu      sync.Mutex
+	next    uint8 // the entry the next put replaces
+	entries [candleWays]candleEntry
+}
+
+// candleEntry is one candle of the product whose key it holds, starting
+// at start, lasting span and traded up to end (the end of its last
+// trading window, which says how much of it the candle saw). span is 0
+// in an empty entry.
+type candleEntry struct {
+	key                    uint64
+	start, span, end       int64
+	open, high, low, close float64
+	volume, turnover       float64
+}
+
+// Sets in the caches. The hourly one holds a day of hours for 680
+// products, the longer one two weeks of days for 2300 products.
+const (
+	hourCacheSets   = 1 << 12
+	longerCacheSets = 1 << 13
+)
+
+// set returns the set a candle belongs in. A cache holds hourly candles
+// only, or longer ones only, so the first candle's span says its size.
+func (c *candleCache) set(key uint64, start, span int64) *candleSet {
+	c.once.Do(func() {
+		n := longerCacheSets
+		if span == hourMs {
+			n = hourCacheSets
+		}
+		c.sets = make([]candleSet, n)
+	})
+	i := mix(key^uint64(start)^uint64(span)<<40) % uint64(len(c.sets))
+	return &c.sets[i]
+}
+
+func (c *candleCache) get(key uint64, start, span, end int64) (itick.Kline, bool) {
+	s := c.set(key, start, span)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.entries {
+		if e := &s.entries[i]; e.key == key && e.start == start && e.span == span && e.end == end {
+			return itick.Kline{Time: time.UnixMilli(start).UTC(), Open: e.open, High: e.high, Low: e.low,
+				Close: e.close, Volume: e.volume, Turnover: e.turnover}, true
+		}
+	}
+	return itick.Kline{}, false
+}
+
+func (c *candleCache) put(key uint64, start, span, end int64, k itick.Kline) {
+	s := c.set(key, start, span)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.entries[s.next] = candleEntry{key: key, start: start, span: span, end: end, open: k.Open, high: k.High,
+		low: k.Low, close: k.Close, volume: k.Volume, turnover: k.Turnover}
+	s.next = (s.next + 1) % candleWays
 }

@@ -115,6 +115,37 @@ func TestDailyCandlesHoldTheirHours(t *testing.T) {
 	}
 }
 
+// TestLongCandlesHoldTheirDays checks that a weekly or monthly candle
+// opens with its first daily candle, closes with its last and spans all
+// of their ranges, the one still open at now included.
+func TestLongCandlesHoldTheirDays(t *testing.T) {
+	t.Parallel()
+	g := markettest.NewGenerator(6)
+	now := time.Date(2025, 3, 14, 15, 9, 26, 0, time.UTC) // US and GB trading, HK closed
+	for _, c := range classes {
+		code := c.codes[0]
+		for _, iv := range []itick.Interval{itick.OneWeek, itick.OneMonth} {
+			for _, k := range g.Klines(c.class, c.region, code, iv, 3, time.Time{}, now) {
+				days := g.Series(c.class, c.region, code, itick.OneDay, k.Time, k.Time.Add(iv.Duration()), now)
+				if len(days) == 0 {
+					t.Fatalf("%s %s %v %v: no daily candle", c.class, code, iv, k.Time)
+				}
+				first, last := days[0], days[len(days)-1]
+				if k.Open != first.Open || k.Close != last.Close {
+					t.Errorf("%s %s %v %v: opens %v closes %v; its days open %v close %v",
+						c.class, code, iv, k.Time, k.Open, k.Close, first.Open, last.Close)
+				}
+				for _, d := range days {
+					if d.High > k.High || d.Low < k.Low {
+						t.Errorf("%s %s %v %v: day %v (h %v l %v) outside the range (h %v l %v)",
+							c.class, code, iv, k.Time, d.Time, d.High, d.Low, k.High, k.Low)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestClosedMarketsStandStill checks that quotes and ticks do not move
 // while Market.Status says a market is closed, and do while it is open.
 func TestClosedMarketsStandStill(t *testing.T) {

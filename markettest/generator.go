@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"math"
+	"math/bits"
 	"strings"
 	"time"
 
@@ -33,8 +34,9 @@ const (
 // from seconds to a year, so any instant can be evaluated without replaying
 // history. A Generator is safe for concurrent use.
 type Generator struct {
-	seed  uint64
-	hours hourCache
+	seed   uint64
+	hours  candleCache // hourly candles
+	longer candleCache // candles longer than an hour
 }
 
 // NewGenerator returns a Generator for seed.
@@ -218,9 +220,18 @@ func (p product) step() float64 {
 }
 
 func roundDec(x float64, dec int) float64 {
-	s := math.Pow(10, float64(dec))
+	var s float64
+	if dec >= 0 && dec < len(pow10) {
+		s = pow10[dec]
+	} else {
+		s = math.Pow(10, float64(dec))
+	}
 	return math.Round(x*s) / s
 }
+
+// pow10 holds the powers of ten prices are rounded to, which math.Pow
+// gives exactly but slowly.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
 
 // Octaves of the walk: the finest lasts 4 seconds, each next one twice as
 // long, the coarsest about a year.
@@ -242,19 +253,55 @@ var octaveAmp = func() [octaves]float64 {
 
 // price is the unrounded price of p at ms (Unix milliseconds).
 func (g *Generator) price(p product, ms int64) float64 {
+	w := walker{p: p}
+	return w.price(ms)
+}
+
+// A walker evaluates one product's price at instant after instant. It
+// keeps each octave's two knots around the last instant: an instant close
+// to it lies between the same two in every octave but the finest few,
+// whose knots are all it hashes again. A candle's prices are looked at in
+// time order, so most of their knots are reused.
+type walker struct {
+	p      product
+	q      int64 // the finest octave's knot index at the last instant
+	held   bool  // whether k0 and k1 hold the knots around q
+	k0, k1 [octaves]float64
+}
+
+// price is the unrounded price of w.p at ms (Unix milliseconds).
+func (w *walker) price(ms int64) float64 {
+	// Each octave's span is the finest one's times a power of two, so its
+	// knot index is the finest one's shifted: one division, not 24.
+	q := floorDiv(ms, finestOctMs)
+	// Octave k's index, q>>k, is the last instant's as long as q and w.q
+	// agree above bit k.
+	stale := octaves
+	if d := q ^ w.q; w.held && d >= 0 {
+		stale = min(bits.Len64(uint64(d)), octaves)
+	}
+	for k := range stale {
+		i := q >> k
+		if w.held && i == w.q>>k+1 {
+			w.k0[k] = w.k1[k]
+		} else {
+			w.k0[k] = signed(mix(w.p.key ^ uint64(k)<<56 ^ uint64(i)))
+		}
+		w.k1[k] = signed(mix(w.p.key ^ uint64(k)<<56 ^ uint64(i+1)))
+	}
+	w.q, w.held = q, true
 	var x float64
 	for k := 0; k < octaves; k++ {
 		span := int64(finestOctMs) << k
-		i := floorDiv(ms, span)
+		i := q >> k
 		f := float64(ms-i*span) / float64(span)
 		f = f * f * (3 - 2*f) // smoothstep between knots
-		k0 := signed(mix(p.key ^ uint64(k)<<56 ^ uint64(i)))
-		k1 := signed(mix(p.key ^ uint64(k)<<56 ^ uint64(i+1)))
+		k0, k1 := w.k0[k], w.k1[k]
 		x += octaveAmp[k] * (k0 + (k1-k0)*f)
 	}
 	// Keep the walk from wandering off the product's level: the coarse
 	// octaves are bounded, so this stays within a few sigma-years.
-	return p.base * math.Exp(p.sigma*x*0.7)
+	return w.p.base * math.Exp(w.p.sigma*x*0.7)
 }
 
 func floorDiv(a, b int64) int64 {

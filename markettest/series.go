@@ -15,60 +15,93 @@ const candleSamples = 6
 const hourMs = 60 * 60 * 1000
 
 // candle builds the candle of p that starts at start (ms) and lasts span
-// ms, seen at now (ms), from the trading the calendar puts in it: it opens
-// at the first trading instant and closes at the last one (now's, while it
-// is still open). A longer candle's high and low are those of the hourly
-// candles it holds, so a daily candle's range contains its hours'. ok is
-// false when nothing traded in it by now.
-func (g *Generator) candle(p product, cal calendar, start, span, now int64) (k itick.Kline, ok bool) {
-	ws := cal.windows(start, min(start+span, now+1))
+// ms from the trading windows ws the calendar puts in it up to now: it
+// opens at the first trading instant and closes at the last one (now's,
+// while it is still open). A candle longer than a day takes its high and
+// low from the daily candles it holds, one longer than an hour from the
+// hourly ones, so a daily candle's range contains its hours' and a weekly
+// or monthly one's its days'. ok is false when nothing traded in it by now.
+//
+// A candle of an hour or more is kept in a cache: it is the same for every
+// request that sees the same trading in it, which its start and the end of
+// its last window pin down, and building a monthly one takes 720 hourly
+// ones.
+func (g *Generator) candle(w *walker, start, span int64, ws []tradingSpan) (itick.Kline, bool) {
 	if len(ws) == 0 {
 		return itick.Kline{}, false
 	}
-	open := p.round(g.price(p, ws[0].from))
-	cl := p.round(g.price(p, ws[len(ws)-1].to-1))
-	hi, lo := max(open, cl), min(open, cl)
+	if span < hourMs {
+		return g.build(w, start, span, ws), true
+	}
+	c := &g.longer
+	if span == hourMs {
+		c = &g.hours
+	}
+	end := ws[len(ws)-1].to
+	if k, hit := c.get(w.p.key, start, span, end); hit {
+		return k, true
+	}
+	k := g.build(w, start, span, ws)
+	c.put(w.p.key, start, span, end, k)
+	return k, true
+}
+
+// build computes the candle of w.p in [start, start+span) from its
+// trading windows ws, which are not empty. It asks w for prices in time
+// order, open first and close last, so w reuses most knots.
+func (g *Generator) build(w *walker, start, span int64, ws []tradingSpan) itick.Kline {
+	p := w.p
+	open := p.round(w.price(ws[0].from))
+	hi, lo := open, open
 	var traded int64
-	for _, w := range ws {
-		traded += w.to - w.from
+	for _, s := range ws {
+		traded += s.to - s.from
 	}
 	if span > hourMs {
-		// Only the hours that hold trading have a candle.
-		next := int64(math.MinInt64)
-		for _, w := range ws {
-			for h := max(floorDiv(w.from, hourMs)*hourMs, next); h < w.to; h += hourMs {
-				if sub, ok := g.hourCandle(p, cal, h, now); ok {
-					hi, lo = max(hi, sub.High), min(lo, sub.Low)
-				}
-				next = h + hourMs
+		// The parts (days, or hours) that hold trading each have a candle,
+		// which opens and closes where the candle's trading in them does,
+		// so their ranges with this one's open and close make its range.
+		part := int64(hourMs)
+		if span > dayMs {
+			part = dayMs
+		}
+		var buf [4]tradingSpan
+		for t := floorDiv(ws[0].from, part) * part; t < ws[len(ws)-1].to; t += part {
+			if sub, ok := g.candle(w, t, part, clip(buf[:0], ws, t, t+part)); ok {
+				hi, lo = max(hi, sub.High), min(lo, sub.Low)
 			}
 		}
 	} else {
 		for i := 1; i <= candleSamples; i++ {
-			x := p.round(g.price(p, at(ws, traded*int64(i)/int64(candleSamples+1))))
+			x := p.round(w.price(at(ws, traded*int64(i)/int64(candleSamples+1))))
 			hi, lo = max(hi, x), min(lo, x)
 		}
 	}
+	cl := p.round(w.price(ws[len(ws)-1].to - 1))
+	hi, lo = max(hi, cl), min(lo, cl)
 	// Volume: a typical rate for the time traded, varied per candle.
 	minutes := float64(traded) / 60000
 	vol := p.perMin * minutes * (0.4 + 1.2*unit(mix(p.key^0xabc^uint64(start)^uint64(span)<<20)))
 	vol = p.roundVolume(vol)
 	turnover := roundDec(vol*(open+hi+lo+cl)/4, 2)
 	return itick.Kline{Time: time.UnixMilli(start).UTC(), Open: open, High: hi, Low: lo, Close: cl,
-		Volume: vol, Turnover: turnover}, true
+		Volume: vol, Turnover: turnover}
 }
 
-// hourCandle is candle for an hour, from the cache once the hour is over.
-func (g *Generator) hourCandle(p product, cal calendar, start, now int64) (itick.Kline, bool) {
-	if start+hourMs > now {
-		return g.candle(p, cal, start, hourMs, now)
+// clip appends to buf the parts of the windows ws (in order, disjoint)
+// that fall in [from, to): the windows the calendar gives for that
+// stretch, since every window lies inside one UTC day.
+func clip(buf, ws []tradingSpan, from, to int64) []tradingSpan {
+	for _, w := range ws {
+		if w.to <= from {
+			continue
+		}
+		if w.from >= to {
+			break
+		}
+		buf = append(buf, tradingSpan{max(w.from, from), min(w.to, to)})
 	}
-	if k, ok, hit := g.hours.get(p.key, start); hit {
-		return k, ok
-	}
-	k, ok := g.candle(p, cal, start, hourMs, now)
-	g.hours.put(p.key, start, k, ok)
-	return k, ok
+	return buf
 }
 
 // at is the instant offset ms of trading into ws.
@@ -136,8 +169,23 @@ func (g *Generator) klines(class Class, region itick.Region, code string, interv
 		firstMs = first.UnixMilli()
 	}
 	out := make([]itick.Kline, 0, min(limit, 1024))
+	// A candle of a day or less takes its windows from its day's, which
+	// the calendar works out once for all the day's candles.
+	w := &walker{p: p}
+	day := int64(math.MinInt64)
+	var dayWs []tradingSpan
+	var buf [4]tradingSpan
 	for slot := floorDiv(endMs, span) * span; len(out) < limit && slot >= firstMs; {
-		if k, ok := g.candle(p, cal, slot, span, nowMs); ok {
+		var ws []tradingSpan
+		if span <= dayMs {
+			if d := floorDiv(slot, dayMs) * dayMs; d != day {
+				day, dayWs = d, cal.windows(d, min(d+dayMs, nowMs+1))
+			}
+			ws = clip(buf[:0], dayWs, slot, min(slot+span, nowMs+1))
+		} else {
+			ws = cal.windows(slot, min(slot+span, nowMs+1))
+		}
+		if k, ok := g.candle(w, slot, span, ws); ok {
 			out = append(out, k)
 			slot -= span
 			continue
