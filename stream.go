@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/d19c4e34/itick/internal/redact"
 )
 
 // ErrStreamClosed reports a call on a Stream that has ended.
@@ -40,7 +42,7 @@ type Stream struct {
 	set   streamSettings
 	hdr   http.Header // without the token, which is added per dial
 	log   *slog.Logger
-	scrub scrubber // keeps the token out of server text passed on
+	red   *redact.Redactor // keeps the token out of server text passed on
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -113,7 +115,7 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 		set:    set,
 		hdr:    http.Header{"User-Agent": {c.userAgent}},
 		log:    c.attempt.Logger,
-		scrub:  newScrubber(c.attempt.Token),
+		red:    redact.New(c.attempt.Token),
 		events: make(chan Event, set.buffer),
 		done:   make(chan struct{}),
 		owner:  make(map[streamSymbol]*shard),

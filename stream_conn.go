@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -126,7 +125,7 @@ func (s *Stream) connect(ctx context.Context, sh *shard) (*session, error) {
 			return nil, &APIError{StatusCode: resp.StatusCode, Path: path,
 				Message: "WebSocket handshake refused"}
 		}
-		return nil, s.scrub.err(fmt.Errorf("itick: stream %s: %w", path, err))
+		return nil, s.cleanErr(fmt.Errorf("itick: stream %s: %w", path, err))
 	}
 	conn.SetReadLimit(maxStreamMessage)
 	ss := &session{sh: sh, conn: conn, done: make(chan struct{}),
@@ -138,7 +137,7 @@ func (s *Stream) connect(ctx context.Context, sh *shard) (*session, error) {
 		if int(m.Code) == 1 {
 			return nil
 		}
-		return &StreamError{Action: "auth", Code: int(m.Code), Message: s.scrub.text(string(m.Msg), maxServerText)}
+		return &StreamError{Action: "auth", Code: int(m.Code), Message: s.text(string(m.Msg))}
 	}
 	select {
 	case m := <-ss.auth:
@@ -160,7 +159,7 @@ func (s *Stream) connect(ctx context.Context, sh *shard) (*session, error) {
 		err = fmt.Errorf("itick: stream /%s: waiting for authentication: %w", s.class, ctx.Err())
 	}
 	ss.close(false)
-	return nil, s.scrub.err(err)
+	return nil, s.cleanErr(err)
 }
 
 // fatal reports errors no reconnection can mend.
@@ -210,7 +209,7 @@ func (sh *shard) run(first *session) {
 		if s.ctx.Err() != nil {
 			return
 		}
-		err = s.scrub.err(err)
+		err = s.cleanErr(err)
 		s.reconnects.Add(1)
 		s.logf(slog.LevelWarn, "itick stream connection lost", "conn", sh.id, "err", err)
 		if subscribed {
@@ -331,7 +330,7 @@ func (ss *session) exchange(action string, syms []streamSymbol, chans []Channel)
 	default:
 	}
 	if err := ss.write(streamRequest{Ac: action, Params: joinSymbols(syms), Types: joinChannels(chans)}); err != nil {
-		return fmt.Errorf("%w: %v", errConnLost, s.scrub.err(err))
+		return fmt.Errorf("%w: %v", errConnLost, s.cleanErr(err))
 	}
 	t := time.NewTimer(s.set.dialTimeout)
 	defer t.Stop()
@@ -344,7 +343,7 @@ func (ss *session) exchange(action string, syms []streamSymbol, chans []Channel)
 			return s.ackErr(action, m)
 		default:
 		}
-		return fmt.Errorf("%w: %v", errConnLost, s.scrub.err(context.Cause(ss.ctx)))
+		return fmt.Errorf("%w: %v", errConnLost, s.cleanErr(context.Cause(ss.ctx)))
 	case <-t.C:
 		err := fmt.Errorf("itick: stream %s: no acknowledgement within %s", action, s.set.dialTimeout)
 		ss.cancel(err)
@@ -358,7 +357,7 @@ func (s *Stream) ackErr(action string, m *message) error {
 	if int(m.Code) == 1 {
 		return nil
 	}
-	return &StreamError{Action: action, Code: int(m.Code), Message: s.scrub.text(string(m.Msg), maxServerText)}
+	return &StreamError{Action: action, Code: int(m.Code), Message: s.text(string(m.Msg))}
 }
 
 // heartbeat pings every interval and ends the session when a ping goes
@@ -419,7 +418,7 @@ func (ss *session) read() {
 			// an acknowledgement, a string on a pong) is still a reply.
 			var loose looseMessage
 			if json.Unmarshal(buf.Bytes(), &loose) != nil || loose.ResAc == "" {
-				s.emit(ErrorEvent{Conn: ss.sh.id, Err: s.scrub.err(fmt.Errorf("itick: stream message: %w", err))})
+				s.emit(ErrorEvent{Conn: ss.sh.id, Err: s.cleanErr(fmt.Errorf("itick: stream message: %w", err))})
 				continue
 			}
 			m = message{Code: loose.Code, ResAc: loose.ResAc, Msg: loose.Msg}
@@ -434,7 +433,7 @@ func (ss *session) read() {
 		case m.ResAc == "" && m.Data != nil:
 			ev, err := decodePush(m.Data, region)
 			if err != nil {
-				s.emit(ErrorEvent{Conn: ss.sh.id, Err: s.scrub.err(err)})
+				s.emit(ErrorEvent{Conn: ss.sh.id, Err: s.cleanErr(err)})
 				continue
 			}
 			s.received.Add(1)
@@ -508,7 +507,7 @@ func handshakeClient(hc *http.Client, origin *url.URL) *http.Client {
 	}
 	next := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if !sameOrigin(origin, req.URL) {
+		if !transport.SameOrigin(origin, req.URL) {
 			return errOtherOrigin
 		}
 		if next != nil {
@@ -520,29 +519,4 @@ func handshakeClient(hc *http.Client, origin *url.URL) *http.Client {
 		return nil
 	}
 	return &c
-}
-
-// sameOrigin reports whether a and b share scheme, host and port, with ws
-// counted as http, wss as https, and default ports filled in. A scheme
-// other than those four matches nothing.
-func sameOrigin(a, b *url.URL) bool {
-	sa, ha, pa, okA := origin(a)
-	sb, hb, pb, okB := origin(b)
-	return okA && okB && sa == sb && ha == hb && pa == pb
-}
-
-func origin(u *url.URL) (scheme, host, port string, ok bool) {
-	scheme = strings.ToLower(u.Scheme)
-	switch scheme {
-	case "ws", "http":
-		scheme, port = "http", "80"
-	case "wss", "https":
-		scheme, port = "https", "443"
-	default:
-		return "", "", "", false
-	}
-	if p := u.Port(); p != "" {
-		port = p
-	}
-	return scheme, strings.ToLower(u.Hostname()), port, true
 }

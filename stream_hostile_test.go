@@ -17,6 +17,8 @@ import (
 
 	"github.com/coder/websocket"
 	"golang.org/x/time/rate"
+
+	"github.com/d19c4e34/itick/internal/transport"
 )
 
 // wsHost is a hand-built WebSocket server on 127.0.0.1 whose every
@@ -154,7 +156,9 @@ func leaksToken(text, token string) string {
 	return ""
 }
 
-func TestSameOrigin(t *testing.T) {
+// TestStream_OriginRule: the handshake's redirects are judged by the
+// transport's origin rule, with ws as http and wss as https.
+func TestStream_OriginRule(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		a, b string
@@ -175,8 +179,8 @@ func TestSameOrigin(t *testing.T) {
 	for _, tt := range tests {
 		a, _ := url.Parse(tt.a)
 		b, _ := url.Parse(tt.b)
-		if got := sameOrigin(a, b); got != tt.want {
-			t.Errorf("sameOrigin(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		if got := transport.SameOrigin(a, b); got != tt.want {
+			t.Errorf("SameOrigin(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
 }
