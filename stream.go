@@ -94,7 +94,7 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 		maxConns:       c.plan.StreamConns(),
 		symbolsPerConn: DefaultSymbolsPerConn,
 	}
-	if t, ok := c.attempt.Base.(*http.Transport); ok {
+	if t := handshakeTransport(c.attempt.Base); t != nil {
 		set.httpClient = &http.Client{Transport: t}
 	}
 	for i, opt := range opts {

@@ -490,6 +490,31 @@ func (ss *session) close(graceful bool) {
 	<-ss.done
 }
 
+// handshakeTransport returns the transport handshakes use unless
+// WithStreamHTTPClient sets one: a copy of base, else of
+// http.DefaultTransport, when that is an *http.Transport, with keep-alives
+// off; nil when neither is (a program wrapped them), which leaves the
+// handshake to http.DefaultClient.
+//
+// A copy, because a handshake's connection is never reused (a successful
+// one is taken over by the WebSocket, a refused one is done with), while
+// net/http finishes a dial even after its request is cancelled and keeps
+// the connection idle for later requests: a Stream closed during a
+// reconnection would otherwise leave a connection, and the goroutines
+// that serve it, in the REST pool for as long as the pool keeps it.
+func handshakeTransport(base http.RoundTripper) *http.Transport {
+	t, ok := base.(*http.Transport)
+	if !ok {
+		t, ok = http.DefaultTransport.(*http.Transport)
+	}
+	if !ok {
+		return nil
+	}
+	t = t.Clone()
+	t.DisableKeepAlives = true
+	return t
+}
+
 // errOtherOrigin refuses a handshake redirect that leaves the stream URL's
 // origin: the request carries the token.
 var errOtherOrigin = errors.New("itick: stream: redirect to another origin not followed (the token goes only to the stream URL's origin)")

@@ -120,10 +120,14 @@ func WithStreamURL(rawURL string) StreamOption {
 }
 
 // WithStreamHTTPClient sets the http.Client that makes the WebSocket
-// handshake. By default it uses the Client's transport when that is an
-// *http.Transport, and http.DefaultTransport otherwise. The Stream uses a
-// copy whose CheckRedirect refuses redirects out of the stream URL's
-// origin before asking hc's own.
+// handshake. By default the Stream uses a copy of the Client's transport
+// when that is an *http.Transport, and of http.DefaultTransport otherwise,
+// with keep-alives off: a handshake's connection is never reused, and
+// sharing the Client's pool would leave there the connection of a dial
+// that finishes after the Stream has closed. hc itself is used as it is,
+// its transport untouched. The Stream uses a copy of hc whose
+// CheckRedirect refuses redirects out of the stream URL's origin before
+// asking hc's own.
 func WithStreamHTTPClient(hc *http.Client) StreamOption {
 	return func(s *streamSettings) error {
 		if hc == nil {
