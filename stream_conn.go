@@ -133,12 +133,7 @@ func (s *Stream) connect(ctx context.Context, sh *shard) (*session, error) {
 	ss.ctx, ss.cancel = context.WithCancelCause(context.Background())
 	go ss.read()
 
-	authed := func(m *message) error {
-		if int(m.Code) == 1 {
-			return nil
-		}
-		return &StreamError{Action: "auth", Code: int(m.Code), Message: s.text(string(m.Msg))}
-	}
+	authed := func(m *message) error { return s.ackErr("auth", m) }
 	select {
 	case m := <-ss.auth:
 		if err = authed(m); err == nil {
@@ -354,10 +349,11 @@ func (ss *session) exchange(action string, syms []streamSymbol, chans []Channel)
 // ackErr reads an acknowledgement: nil for success, a *StreamError for a
 // refusal.
 func (s *Stream) ackErr(action string, m *message) error {
-	if int(m.Code) == 1 {
+	if m.Code.n == 1 && m.Code.text == "" {
 		return nil
 	}
-	return &StreamError{Action: action, Code: int(m.Code), Message: s.text(string(m.Msg))}
+	return &StreamError{Action: action, Code: m.Code.n, CodeText: codeText(s.red.Bound(m.Code.text, 64)),
+		Message: s.text(string(m.Msg))}
 }
 
 // heartbeat pings every interval and ends the session when a ping goes
@@ -400,7 +396,7 @@ func (ss *session) heartbeat(interval, timeout time.Duration) {
 func (ss *session) read() {
 	defer close(ss.done)
 	s := ss.sh.s
-	region := s.regionOf(ss.sh)
+	match := s.matcher(ss.sh)
 	var buf bytes.Buffer
 	for {
 		_, r, err := ss.conn.Reader(ss.ctx)
@@ -423,15 +419,26 @@ func (ss *session) read() {
 			}
 			m = message{Code: loose.Code, ResAc: loose.ResAc, Msg: loose.Msg}
 		}
+		// Route by resAc, then by what data holds, never by code: code
+		// is 1 on success here, 0 on the legacy kline push, and absent
+		// on a pong.
 		switch {
 		case m.ResAc == "pong":
 			offer(ss.pongs, struct{}{})
-		case m.ResAc == "auth" || (m.ResAc == "" && m.Data == nil && hasErrorText(string(m.Msg))):
+		case m.ResAc == "auth":
 			offer(ss.auth, &m)
 		case m.ResAc == "subscribe" || m.ResAc == "unsubscribe":
 			offer(ss.acks, &m)
-		case m.ResAc == "" && m.Data != nil:
-			ev, err := decodePush(m.Data, region)
+		case m.ResAc != "":
+			// A reply to nothing the SDK sends.
+		case m.Data == nil || m.Data.S == "" && m.Data.Type == "" && m.Data.K == nil:
+			// Not a push: the connect message, or a refusal of the token
+			// that names no action.
+			if hasErrorText(string(m.Msg)) {
+				offer(ss.auth, &m)
+			}
+		default:
+			ev, err := decodePush(m.Data, match)
 			if err != nil {
 				s.emit(ErrorEvent{Conn: ss.sh.id, Err: s.cleanErr(err)})
 				continue
@@ -445,7 +452,7 @@ func (ss *session) read() {
 // looseMessage is a reply whose data does not fit message's: only what
 // routes it is read.
 type looseMessage struct {
-	Code  integer         `json:"code"`
+	Code  envCode         `json:"code"`
 	ResAc str             `json:"resAc"`
 	Msg   str             `json:"msg"`
 	Data  json.RawMessage `json:"data"`
