@@ -98,6 +98,7 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 		maxBackoff:     c.rc.RetryWaitMax,
 		buffer:         DefaultStreamBuffer,
 		maxConns:       c.plan.StreamConns(),
+		maxSymbols:     c.plan.StreamSymbols(),
 		symbolsPerConn: DefaultSymbolsPerConn,
 	}
 	if t := handshakeTransport(c.attempt.Base); t != nil {
@@ -221,9 +222,11 @@ func (s *Stream) Stats() StreamStats {
 // product subscribed as "XAUUSD$GB", and its events keep the form it was
 // first subscribed in. Products already subscribed keep their other
 // channels. New products go to the first
-// connection with room, and to a new connection when every one is full;
-// when that would pass the connection cap, nothing is subscribed and the
-// error matches ErrPlanLimit. A bad symbol or channel matches
+// connection with room, and to a new connection when every one is full.
+// When that would pass the connection cap (Plan.StreamConns, or
+// WithMaxConns), or the products would number more than the cap on them
+// (Plan.StreamSymbols, or WithMaxSymbols), nothing is subscribed or sent
+// and the error matches ErrPlanLimit. A bad symbol or channel matches
 // ErrInvalidArgument.
 //
 // Subscribe returns once the service has acknowledged the subscription on
@@ -309,6 +312,16 @@ func (s *Stream) lockFor(symbols []string, channels []Channel, noChannelsOK bool
 // the first with room, else a new one within the cap. It changes nothing;
 // new shards are returned with id equal to their future index. s.mu is held.
 func (s *Stream) place(syms []streamSymbol) (map[streamSymbol]*shard, error) {
+	added := 0
+	for _, sym := range syms {
+		if _, ok := s.owner[sym.key()]; !ok {
+			added++
+		}
+	}
+	if len(s.owner)+added > s.set.maxSymbols {
+		return nil, fmt.Errorf("%w: %d product(s) subscribed and %d new would pass the cap of %d (the plan's, unless WithMaxSymbols sets it)",
+			ErrPlanLimit, len(s.owner), added, s.set.maxSymbols)
+	}
 	plan := make(map[streamSymbol]*shard, len(syms))
 	load := make(map[*shard]int)
 	shards := slices.Clone(s.shards)

@@ -59,19 +59,37 @@ const (
 	DefaultDialTimeout = 15 * time.Second
 )
 
-// streamConns is each plan's default cap on connections per Stream. The
-// service publishes no connection quota, so these are the SDK's own
-// conservative choice (Free 1, Base 3, Professional 5, Premium 10,
-// Enterprise 20); WithMaxConns overrides them.
-var streamConns = [...]int{PlanFree: 1, PlanBase: 3, PlanProfessional: 5, PlanPremium: 10, PlanEnterprise: 20}
+// streamQuota is each plan's stream quota from the pricing summary (see
+// SERVICE.md): products subscribed at once, and connections. Enterprise's
+// is custom, so its default is Premium's, as its REST quota is; a larger
+// contract raises both with WithMaxSymbols and WithMaxConns.
+var streamQuota = [...]struct{ symbols, conns int }{
+	PlanFree:         {3, 1},
+	PlanBase:         {200, 3},
+	PlanProfessional: {500, 6},
+	PlanPremium:      {2000, 12},
+	PlanEnterprise:   {2000, 12},
+}
 
 // StreamConns is the plan's default cap on the connections one Stream
-// opens. It is the SDK's choice, not a published quota.
+// opens: 1, 3, 6 and 12 for Free, Base, Professional and Premium, and
+// Premium's for Enterprise, whose quota is custom.
 func (p Plan) StreamConns() int {
 	if !p.valid() {
-		return streamConns[PlanBase]
+		return streamQuota[PlanBase].conns
 	}
-	return streamConns[p]
+	return streamQuota[p].conns
+}
+
+// StreamSymbols is the plan's default cap on the products one Stream
+// subscribes to at once: 3, 200, 500 and 2000 for Free, Base,
+// Professional and Premium, and Premium's for Enterprise, whose quota is
+// custom.
+func (p Plan) StreamSymbols() int {
+	if !p.valid() {
+		return streamQuota[PlanBase].symbols
+	}
+	return streamQuota[p].symbols
 }
 
 type streamSettings struct {
@@ -85,6 +103,7 @@ type streamSettings struct {
 	buffer         int
 	overflow       Overflow
 	maxConns       int
+	maxSymbols     int
 	symbolsPerConn int
 }
 
@@ -210,6 +229,20 @@ func WithMaxConns(n int) StreamOption {
 			return invalidArg("WithMaxConns: %d is below 1", n)
 		}
 		s.maxConns = n
+		return nil
+	}
+}
+
+// WithMaxSymbols caps the products the Stream subscribes to at once,
+// overriding the plan's default (Plan.StreamSymbols). A Subscribe that
+// would pass it subscribes nothing and returns an error matching
+// ErrPlanLimit, before anything is sent.
+func WithMaxSymbols(n int) StreamOption {
+	return func(s *streamSettings) error {
+		if n < 1 {
+			return invalidArg("WithMaxSymbols: %d is below 1", n)
+		}
+		s.maxSymbols = n
 		return nil
 	}
 }
