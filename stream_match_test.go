@@ -3,7 +3,6 @@ package itick
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -84,12 +83,7 @@ func TestStream_RoutesDocumentedMessages(t *testing.T) {
 		}
 		answer(ctx, c, acceptAll)
 	})
-	var logs syncBuffer
-	c := hostClient(t, h.Server, token, WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
-	s, err := c.Stream(within(t), AssetStock)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, logs := loggedStream(t, h, token)
 	defer s.Close()
 	syms := []string{"XAUUSD$GB", "BTCUSDT$BA", "600519$SHSE$CN"}
 	if err := s.Subscribe(within(t), syms, ChannelQuote, ChannelTick, ChannelDepth, ChannelKline(OneMinute)); err != nil {

@@ -59,38 +59,16 @@ const (
 	DefaultDialTimeout = 15 * time.Second
 )
 
-// streamQuota is each plan's stream quota from the pricing summary (see
-// SERVICE.md): products subscribed at once, and connections. Enterprise's
-// is custom, so its default is Premium's, as its REST quota is; a larger
-// contract raises both with WithMaxSymbols and WithMaxConns.
-var streamQuota = [...]struct{ symbols, conns int }{
-	PlanFree:         {3, 1},
-	PlanBase:         {200, 3},
-	PlanProfessional: {500, 6},
-	PlanPremium:      {2000, 12},
-	PlanEnterprise:   {2000, 12},
-}
-
 // StreamConns is the plan's default cap on the connections one Stream
 // opens: 1, 3, 6 and 12 for Free, Base, Professional and Premium, and
-// Premium's for Enterprise, whose quota is custom.
-func (p Plan) StreamConns() int {
-	if !p.valid() {
-		return streamQuota[PlanBase].conns
-	}
-	return streamQuota[p].conns
-}
+// Premium's for Enterprise, whose quota is custom (WithMaxConns raises it).
+func (p Plan) StreamConns() int { return p.info().streamConns }
 
 // StreamSymbols is the plan's default cap on the products one Stream
 // subscribes to at once: 3, 200, 500 and 2000 for Free, Base,
 // Professional and Premium, and Premium's for Enterprise, whose quota is
-// custom.
-func (p Plan) StreamSymbols() int {
-	if !p.valid() {
-		return streamQuota[PlanBase].symbols
-	}
-	return streamQuota[p].symbols
-}
+// custom (WithMaxSymbols raises it).
+func (p Plan) StreamSymbols() int { return p.info().streamSymbols }
 
 type streamSettings struct {
 	url            *url.URL // ws or wss base; the class is appended
