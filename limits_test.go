@@ -364,6 +364,7 @@ func TestBadOptionValues(t *testing.T) {
 		{"WithReconnectBackoff negative", itick.WithReconnectBackoff(-time.Second, time.Second), "-1s"},
 		{"WithReconnectBackoff max below min", itick.WithReconnectBackoff(time.Minute, time.Second), "1m0s"},
 		{"WithMaxConns 0", itick.WithMaxConns(0), "0"},
+		{"WithMaxSymbols 0", itick.WithMaxSymbols(0), "0"},
 		{"WithSymbolsPerConn MaxInt", itick.WithSymbolsPerConn(math.MaxInt), strconv.Itoa(math.MaxInt)},
 		{"WithSymbolsPerConn past the service's 500", itick.WithSymbolsPerConn(501), "501"},
 		{"WithStreamURL ftp", itick.WithStreamURL("ftp://h.example"), "ftp://h.example"},

@@ -24,37 +24,40 @@ const (
 
 // planInfo holds each plan's published numbers. Batch sizes come from the
 // specification (Free's is not published; Enterprise's is custom). Calls
-// per minute come from a community-sourced pricing summary; Enterprise's
-// are custom, so its default is Premium's.
-var planInfo = [...]struct {
+// per minute and the stream quota (products at once, connections) come
+// from a community-sourced pricing summary; Enterprise's are custom, so
+// its defaults are Premium's.
+var planInfo = [...]planNumbers{
+	PlanFree:         {"Free", 10, 5, 3, 1},
+	PlanBase:         {"Base", 10, 120, 200, 3},
+	PlanProfessional: {"Professional", 20, 600, 500, 6},
+	PlanPremium:      {"Premium", 50, 1200, 2000, 12},
+	PlanEnterprise:   {"Enterprise", 50, 1200, 2000, 12},
+}
+
+type planNumbers struct {
 	name          string
 	batch         int
 	callsByMinute int
-}{
-	PlanFree:         {"Free", 10, 5},
-	PlanBase:         {"Base", 10, 120},
-	PlanProfessional: {"Professional", 20, 600},
-	PlanPremium:      {"Premium", 50, 1200},
-	PlanEnterprise:   {"Enterprise", 50, 1200},
+	streamSymbols int
+	streamConns   int
 }
 
 func (p Plan) valid() bool { return p >= PlanFree && p <= PlanEnterprise }
 
-// BatchSize is the most codes one request may carry on the plan.
-func (p Plan) BatchSize() int {
+// info returns the plan's numbers; an unknown plan has Base's.
+func (p Plan) info() *planNumbers {
 	if !p.valid() {
-		return planInfo[PlanBase].batch
+		p = PlanBase
 	}
-	return planInfo[p].batch
+	return &planInfo[p]
 }
 
+// BatchSize is the most codes one request may carry on the plan.
+func (p Plan) BatchSize() int { return p.info().batch }
+
 // CallsPerMinute is the plan's REST quota the default limiter paces to.
-func (p Plan) CallsPerMinute() int {
-	if !p.valid() {
-		return planInfo[PlanBase].callsByMinute
-	}
-	return planInfo[p].callsByMinute
-}
+func (p Plan) CallsPerMinute() int { return p.info().callsByMinute }
 
 // String returns the plan's name.
 func (p Plan) String() string {

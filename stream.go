@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/d19c4e34/itick/internal/redact"
 )
 
 // ErrStreamClosed reports a call on a Stream that has ended.
@@ -40,7 +42,7 @@ type Stream struct {
 	set   streamSettings
 	hdr   http.Header // without the token, which is added per dial
 	log   *slog.Logger
-	scrub scrubber // keeps the token out of server text passed on
+	red   *redact.Redactor // keeps the token out of server text passed on
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -49,9 +51,15 @@ type Stream struct {
 
 	mu      sync.Mutex
 	shards  []*shard
-	owner   map[streamSymbol]*shard
+	owner   map[string]owned // by streamSymbol.key
 	closing bool
 	wg      sync.WaitGroup
+	// index is the subscribed products by upper-case code, for matching
+	// pushes without taking mu. It is rebuilt from owner whenever a
+	// Subscribe or Unsubscribe changes which products there are; a
+	// product dropped otherwise (refused, or withdrawn before it was
+	// sent) lingers until then, which only names its late pushes.
+	index atomic.Pointer[map[string][]owned]
 
 	received   atomic.Uint64
 	dropped    atomic.Uint64
@@ -90,9 +98,10 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 		maxBackoff:     c.rc.RetryWaitMax,
 		buffer:         DefaultStreamBuffer,
 		maxConns:       c.plan.StreamConns(),
+		maxSymbols:     c.plan.StreamSymbols(),
 		symbolsPerConn: DefaultSymbolsPerConn,
 	}
-	if t, ok := c.attempt.Base.(*http.Transport); ok {
+	if t := handshakeTransport(c.attempt.Base); t != nil {
 		set.httpClient = &http.Client{Transport: t}
 	}
 	for i, opt := range opts {
@@ -113,10 +122,10 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 		set:    set,
 		hdr:    http.Header{"User-Agent": {c.userAgent}},
 		log:    c.attempt.Logger,
-		scrub:  newScrubber(c.attempt.Token),
+		red:    redact.New(c.attempt.Token),
 		events: make(chan Event, set.buffer),
 		done:   make(chan struct{}),
-		owner:  make(map[streamSymbol]*shard),
+		owner:  make(map[string]owned),
 	}
 	s.ctx, s.cancel = context.WithCancelCause(ctx)
 
@@ -207,11 +216,17 @@ func (s *Stream) Stats() StreamStats {
 }
 
 // Subscribe asks for the given channels of the given products, written
-// "code$REGION" (such as "700$HK" or "EURUSD$GB"). Products already
-// subscribed keep their other channels. New products go to the first
-// connection with room, and to a new connection when every one is full;
-// when that would pass the connection cap, nothing is subscribed and the
-// error matches ErrPlanLimit. A bad symbol or channel matches
+// "code$REGION" (such as "700$HK" or "EURUSD$GB"), or
+// "code$EXCHANGE$REGION" for a stock of a secondary exchange. Products are
+// told apart ignoring case, as the service does: "xauusd$gb" is the
+// product subscribed as "XAUUSD$GB", and its events keep the form it was
+// first subscribed in. Products already subscribed keep their other
+// channels. New products go to the first
+// connection with room, and to a new connection when every one is full.
+// When that would pass the connection cap (Plan.StreamConns, or
+// WithMaxConns), or the products would number more than the cap on them
+// (Plan.StreamSymbols, or WithMaxSymbols), nothing is subscribed or sent
+// and the error matches ErrPlanLimit. A bad symbol or channel matches
 // ErrInvalidArgument.
 //
 // Subscribe returns once the service has acknowledged the subscription on
@@ -233,6 +248,7 @@ func (s *Stream) Subscribe(ctx context.Context, symbols []string, channels ...Ch
 		return err
 	}
 	work := make(map[*shard][]*claim)
+	added := false
 	for _, sym := range syms {
 		sh := plan[sym]
 		if sh.id == len(s.shards) {
@@ -244,7 +260,8 @@ func (s *Stream) Subscribe(ctx context.Context, symbols []string, channels ...Ch
 		if set == nil {
 			set = make(map[Channel]*subEntry)
 			sh.subs[sym] = set
-			s.owner[sym] = sh
+			s.owner[sym.key()] = owned{sym, sh}
+			added = true
 		}
 		for _, ch := range chans {
 			e := set[ch]
@@ -258,6 +275,9 @@ func (s *Stream) Subscribe(ctx context.Context, symbols []string, channels ...Ch
 			e.waiters++
 			work[sh] = append(work[sh], &claim{sym: sym, ch: ch, e: e})
 		}
+	}
+	if added {
+		s.reindex()
 	}
 	s.mu.Unlock()
 
@@ -280,6 +300,11 @@ func (s *Stream) lockFor(symbols []string, channels []Channel, noChannelsOK bool
 		s.mu.Unlock()
 		return nil, nil, ErrStreamClosed
 	}
+	for i, sym := range syms {
+		if o, ok := s.owner[sym.key()]; ok {
+			syms[i] = o.sym // the form it was first subscribed in
+		}
+	}
 	return syms, chans, nil
 }
 
@@ -287,13 +312,23 @@ func (s *Stream) lockFor(symbols []string, channels []Channel, noChannelsOK bool
 // the first with room, else a new one within the cap. It changes nothing;
 // new shards are returned with id equal to their future index. s.mu is held.
 func (s *Stream) place(syms []streamSymbol) (map[streamSymbol]*shard, error) {
+	added := 0
+	for _, sym := range syms {
+		if _, ok := s.owner[sym.key()]; !ok {
+			added++
+		}
+	}
+	if len(s.owner)+added > s.set.maxSymbols {
+		return nil, fmt.Errorf("%w: %d product(s) subscribed and %d new would pass the cap of %d (the plan's, unless WithMaxSymbols sets it)",
+			ErrPlanLimit, len(s.owner), added, s.set.maxSymbols)
+	}
 	plan := make(map[streamSymbol]*shard, len(syms))
 	load := make(map[*shard]int)
 	shards := slices.Clone(s.shards)
 	var fresh []*shard
 	for _, sym := range syms {
-		if sh, ok := s.owner[sym]; ok {
-			plan[sym] = sh
+		if o, ok := s.owner[sym.key()]; ok {
+			plan[sym] = o.sh
 			continue
 		}
 		var target *shard
@@ -338,11 +373,14 @@ func (s *Stream) Unsubscribe(ctx context.Context, symbols []string, channels ...
 		chans map[Channel]struct{}
 	}
 	todo := make(map[*shard]*work)
+	removed := false
 	for _, sym := range syms {
-		sh, ok := s.owner[sym]
+		o, ok := s.owner[sym.key()]
 		if !ok {
 			continue
 		}
+		sh := o.sh
+		removed = true
 		for ch, e := range sh.subs[sym] {
 			if len(chans) != 0 && !slices.Contains(chans, ch) {
 				continue
@@ -361,6 +399,9 @@ func (s *Stream) Unsubscribe(ctx context.Context, symbols []string, channels ...
 			}
 			w.chans[ch] = struct{}{}
 		}
+	}
+	if removed {
+		s.reindex()
 	}
 	results := make(chan error, len(todo))
 	for sh, w := range todo {
@@ -423,18 +464,48 @@ func (s *Stream) emit(ev Event) {
 	}
 }
 
-// regionOf finds the region of a subscribed code, for a push that names
-// none. The first match wins when a code is subscribed in several regions.
-func (s *Stream) regionOf(sh *shard) func(code string) Region {
-	return func(code string) Region {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		for sym := range sh.subs {
-			if sym.code == code {
-				return sym.region
+// owned is a product as it was first subscribed, and its connection.
+type owned struct {
+	sym streamSymbol
+	sh  *shard
+}
+
+// reindex rebuilds index from owner. s.mu is held.
+func (s *Stream) reindex() {
+	idx := make(map[string][]owned, len(s.owner))
+	for _, o := range s.owner {
+		k := strings.ToUpper(o.sym.code)
+		idx[k] = append(idx[k], o)
+	}
+	for _, os := range idx {
+		slices.SortFunc(os, func(a, b owned) int { return compareSymbols(a.sym, b.sym) })
+	}
+	s.index.Store(&idx)
+}
+
+// matcher returns the matcher of pushes on sh's connection: a pushed
+// product is the subscribed one with its code and, where the push names
+// them, its region and exchange, all ignoring case. When several match
+// (a push naming no region for a code subscribed in two), one on sh wins,
+// then the first in order.
+func (s *Stream) matcher(sh *shard) matcher {
+	return func(p streamSymbol) (streamSymbol, bool) {
+		idx := s.index.Load()
+		if idx == nil {
+			return p, false
+		}
+		var best owned
+		found := false
+		for _, o := range (*idx)[strings.ToUpper(p.code)] {
+			if p.region != "" && !strings.EqualFold(string(p.region), string(o.sym.region)) ||
+				p.exchange != "" && !strings.EqualFold(p.exchange, o.sym.exchange) {
+				continue
+			}
+			if !found || o.sh == sh && best.sh != sh {
+				best, found = o, true
 			}
 		}
-		return ""
+		return best.sym, found
 	}
 }
 
@@ -449,14 +520,14 @@ func parseStreamSymbols(symbols []string) ([]streamSymbol, error) {
 		return nil, invalidArg("no stream symbols")
 	}
 	out := make([]streamSymbol, 0, len(symbols))
-	seen := make(map[streamSymbol]struct{}, len(symbols))
+	seen := make(map[string]struct{}, len(symbols))
 	for _, raw := range symbols {
 		sym, err := parseStreamSymbol(raw)
 		if err != nil {
 			return nil, err
 		}
-		if _, dup := seen[sym]; !dup {
-			seen[sym] = struct{}{}
+		if _, dup := seen[sym.key()]; !dup {
+			seen[sym.key()] = struct{}{}
 			out = append(out, sym)
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -126,7 +125,7 @@ func (s *Stream) connect(ctx context.Context, sh *shard) (*session, error) {
 			return nil, &APIError{StatusCode: resp.StatusCode, Path: path,
 				Message: "WebSocket handshake refused"}
 		}
-		return nil, s.scrub.err(fmt.Errorf("itick: stream %s: %w", path, err))
+		return nil, s.cleanErr(fmt.Errorf("itick: stream %s: %w", path, err))
 	}
 	conn.SetReadLimit(maxStreamMessage)
 	ss := &session{sh: sh, conn: conn, done: make(chan struct{}),
@@ -134,12 +133,7 @@ func (s *Stream) connect(ctx context.Context, sh *shard) (*session, error) {
 	ss.ctx, ss.cancel = context.WithCancelCause(context.Background())
 	go ss.read()
 
-	authed := func(m *message) error {
-		if int(m.Code) == 1 {
-			return nil
-		}
-		return &StreamError{Action: "auth", Code: int(m.Code), Message: s.scrub.text(string(m.Msg), maxServerText)}
-	}
+	authed := func(m *message) error { return s.ackErr("auth", m) }
 	select {
 	case m := <-ss.auth:
 		if err = authed(m); err == nil {
@@ -160,7 +154,7 @@ func (s *Stream) connect(ctx context.Context, sh *shard) (*session, error) {
 		err = fmt.Errorf("itick: stream /%s: waiting for authentication: %w", s.class, ctx.Err())
 	}
 	ss.close(false)
-	return nil, s.scrub.err(err)
+	return nil, s.cleanErr(err)
 }
 
 // fatal reports errors no reconnection can mend.
@@ -210,7 +204,7 @@ func (sh *shard) run(first *session) {
 		if s.ctx.Err() != nil {
 			return
 		}
-		err = s.scrub.err(err)
+		err = s.cleanErr(err)
 		s.reconnects.Add(1)
 		s.logf(slog.LevelWarn, "itick stream connection lost", "conn", sh.id, "err", err)
 		if subscribed {
@@ -331,7 +325,7 @@ func (ss *session) exchange(action string, syms []streamSymbol, chans []Channel)
 	default:
 	}
 	if err := ss.write(streamRequest{Ac: action, Params: joinSymbols(syms), Types: joinChannels(chans)}); err != nil {
-		return fmt.Errorf("%w: %v", errConnLost, s.scrub.err(err))
+		return fmt.Errorf("%w: %v", errConnLost, s.cleanErr(err))
 	}
 	t := time.NewTimer(s.set.dialTimeout)
 	defer t.Stop()
@@ -344,7 +338,7 @@ func (ss *session) exchange(action string, syms []streamSymbol, chans []Channel)
 			return s.ackErr(action, m)
 		default:
 		}
-		return fmt.Errorf("%w: %v", errConnLost, s.scrub.err(context.Cause(ss.ctx)))
+		return fmt.Errorf("%w: %v", errConnLost, s.cleanErr(context.Cause(ss.ctx)))
 	case <-t.C:
 		err := fmt.Errorf("itick: stream %s: no acknowledgement within %s", action, s.set.dialTimeout)
 		ss.cancel(err)
@@ -355,10 +349,11 @@ func (ss *session) exchange(action string, syms []streamSymbol, chans []Channel)
 // ackErr reads an acknowledgement: nil for success, a *StreamError for a
 // refusal.
 func (s *Stream) ackErr(action string, m *message) error {
-	if int(m.Code) == 1 {
+	if m.Code.n == 1 && m.Code.text == "" {
 		return nil
 	}
-	return &StreamError{Action: action, Code: int(m.Code), Message: s.scrub.text(string(m.Msg), maxServerText)}
+	return &StreamError{Action: action, Code: m.Code.n, CodeText: codeText(s.red.Bound(m.Code.text, 64)),
+		Message: s.text(string(m.Msg))}
 }
 
 // heartbeat pings every interval and ends the session when a ping goes
@@ -401,7 +396,7 @@ func (ss *session) heartbeat(interval, timeout time.Duration) {
 func (ss *session) read() {
 	defer close(ss.done)
 	s := ss.sh.s
-	region := s.regionOf(ss.sh)
+	match := s.matcher(ss.sh)
 	var buf bytes.Buffer
 	for {
 		_, r, err := ss.conn.Reader(ss.ctx)
@@ -419,22 +414,33 @@ func (ss *session) read() {
 			// an acknowledgement, a string on a pong) is still a reply.
 			var loose looseMessage
 			if json.Unmarshal(buf.Bytes(), &loose) != nil || loose.ResAc == "" {
-				s.emit(ErrorEvent{Conn: ss.sh.id, Err: s.scrub.err(fmt.Errorf("itick: stream message: %w", err))})
+				s.emit(ErrorEvent{Conn: ss.sh.id, Err: s.cleanErr(fmt.Errorf("itick: stream message: %w", err))})
 				continue
 			}
 			m = message{Code: loose.Code, ResAc: loose.ResAc, Msg: loose.Msg}
 		}
+		// Route by resAc, then by what data holds, never by code: code
+		// is 1 on success here, 0 on the legacy kline push, and absent
+		// on a pong.
 		switch {
 		case m.ResAc == "pong":
 			offer(ss.pongs, struct{}{})
-		case m.ResAc == "auth" || (m.ResAc == "" && m.Data == nil && hasErrorText(string(m.Msg))):
+		case m.ResAc == "auth":
 			offer(ss.auth, &m)
 		case m.ResAc == "subscribe" || m.ResAc == "unsubscribe":
 			offer(ss.acks, &m)
-		case m.ResAc == "" && m.Data != nil:
-			ev, err := decodePush(m.Data, region)
+		case m.ResAc != "":
+			// A reply to nothing the SDK sends.
+		case m.Data == nil || m.Data.S == "" && m.Data.Type == "" && m.Data.K == nil:
+			// Not a push: the connect message, or a refusal of the token
+			// that names no action.
+			if hasErrorText(string(m.Msg)) {
+				offer(ss.auth, &m)
+			}
+		default:
+			ev, err := decodePush(m.Data, match)
 			if err != nil {
-				s.emit(ErrorEvent{Conn: ss.sh.id, Err: s.scrub.err(err)})
+				s.emit(ErrorEvent{Conn: ss.sh.id, Err: s.cleanErr(err)})
 				continue
 			}
 			s.received.Add(1)
@@ -446,7 +452,7 @@ func (ss *session) read() {
 // looseMessage is a reply whose data does not fit message's: only what
 // routes it is read.
 type looseMessage struct {
-	Code  integer         `json:"code"`
+	Code  envCode         `json:"code"`
 	ResAc str             `json:"resAc"`
 	Msg   str             `json:"msg"`
 	Data  json.RawMessage `json:"data"`
@@ -491,6 +497,31 @@ func (ss *session) close(graceful bool) {
 	<-ss.done
 }
 
+// handshakeTransport returns the transport handshakes use unless
+// WithStreamHTTPClient sets one: a copy of base, else of
+// http.DefaultTransport, when that is an *http.Transport, with keep-alives
+// off; nil when neither is (a program wrapped them), which leaves the
+// handshake to http.DefaultClient.
+//
+// A copy, because a handshake's connection is never reused (a successful
+// one is taken over by the WebSocket, a refused one is done with), while
+// net/http finishes a dial even after its request is cancelled and keeps
+// the connection idle for later requests: a Stream closed during a
+// reconnection would otherwise leave a connection, and the goroutines
+// that serve it, in the REST pool for as long as the pool keeps it.
+func handshakeTransport(base http.RoundTripper) *http.Transport {
+	t, ok := base.(*http.Transport)
+	if !ok {
+		t, ok = http.DefaultTransport.(*http.Transport)
+	}
+	if !ok {
+		return nil
+	}
+	t = t.Clone()
+	t.DisableKeepAlives = true
+	return t
+}
+
 // errOtherOrigin refuses a handshake redirect that leaves the stream URL's
 // origin: the request carries the token.
 var errOtherOrigin = errors.New("itick: stream: redirect to another origin not followed (the token goes only to the stream URL's origin)")
@@ -508,7 +539,7 @@ func handshakeClient(hc *http.Client, origin *url.URL) *http.Client {
 	}
 	next := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if !sameOrigin(origin, req.URL) {
+		if !transport.SameOrigin(origin, req.URL) {
 			return errOtherOrigin
 		}
 		if next != nil {
@@ -520,29 +551,4 @@ func handshakeClient(hc *http.Client, origin *url.URL) *http.Client {
 		return nil
 	}
 	return &c
-}
-
-// sameOrigin reports whether a and b share scheme, host and port, with ws
-// counted as http, wss as https, and default ports filled in. A scheme
-// other than those four matches nothing.
-func sameOrigin(a, b *url.URL) bool {
-	sa, ha, pa, okA := origin(a)
-	sb, hb, pb, okB := origin(b)
-	return okA && okB && sa == sb && ha == hb && pa == pb
-}
-
-func origin(u *url.URL) (scheme, host, port string, ok bool) {
-	scheme = strings.ToLower(u.Scheme)
-	switch scheme {
-	case "ws", "http":
-		scheme, port = "http", "80"
-	case "wss", "https":
-		scheme, port = "https", "443"
-	default:
-		return "", "", "", false
-	}
-	if p := u.Port(); p != "" {
-		port = p
-	}
-	return scheme, strings.ToLower(u.Hostname()), port, true
 }

@@ -2,6 +2,7 @@ package itick
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -53,31 +54,43 @@ func (ch Channel) validate() error {
 // KlineEvent, GapEvent or ErrorEvent. Use a type switch.
 type Event interface{ streamEvent() }
 
+// The push events name their product as it was subscribed: the service
+// pushes codes and regions in a case of its own ("xauusd" for a
+// subscription to XAUUSD$GB, "BTCUSDT$ba" for BTCUSDT$BA), and a push is
+// matched to its subscription ignoring case. Code, Region and Exchange are
+// the subscription's parts as the Subscribe call wrote them, and Symbol
+// the whole of it ("XAUUSD$GB", "600519$SHSE$CN"). A push that matches no
+// subscription keeps what it carried.
+
 // QuoteEvent is a pushed quote. Quote.Symbol is the code without region.
 type QuoteEvent struct {
-	Code   string
-	Region Region
-	Quote  Quote
+	Code     string
+	Region   Region
+	Exchange string // from a CODE$EXCHANGE$REGION subscription, else ""
+	Quote    Quote
 }
 
 // TickEvent is a pushed trade.
 type TickEvent struct {
-	Code   string
-	Region Region
-	Tick   Tick
+	Code     string
+	Region   Region
+	Exchange string // from a CODE$EXCHANGE$REGION subscription, else ""
+	Tick     Tick
 }
 
 // DepthEvent is a pushed order book; Depth.Symbol has no $REGION suffix.
 type DepthEvent struct {
-	Code   string
-	Region Region
-	Depth  DepthBook
+	Code     string
+	Region   Region
+	Exchange string // from a CODE$EXCHANGE$REGION subscription, else ""
+	Depth    DepthBook
 }
 
 // KlineEvent is a pushed candle, the one in progress for its interval.
 type KlineEvent struct {
 	Code     string
 	Region   Region
+	Exchange string // from a CODE$EXCHANGE$REGION subscription, else ""
 	Interval Interval
 	Kline    Kline
 }
@@ -102,6 +115,22 @@ type ErrorEvent struct {
 	Err  error
 }
 
+// Symbol is the product as subscribed: code$REGION, or
+// code$EXCHANGE$REGION.
+func (e QuoteEvent) Symbol() string { return streamSymbol{e.Code, e.Exchange, e.Region}.String() }
+
+// Symbol is the product as subscribed: code$REGION, or
+// code$EXCHANGE$REGION.
+func (e TickEvent) Symbol() string { return streamSymbol{e.Code, e.Exchange, e.Region}.String() }
+
+// Symbol is the product as subscribed: code$REGION, or
+// code$EXCHANGE$REGION.
+func (e DepthEvent) Symbol() string { return streamSymbol{e.Code, e.Exchange, e.Region}.String() }
+
+// Symbol is the product as subscribed: code$REGION, or
+// code$EXCHANGE$REGION.
+func (e KlineEvent) Symbol() string { return streamSymbol{e.Code, e.Exchange, e.Region}.String() }
+
 func (QuoteEvent) streamEvent() {}
 func (TickEvent) streamEvent()  {}
 func (DepthEvent) streamEvent() {}
@@ -113,13 +142,21 @@ func (ErrorEvent) streamEvent() {}
 // errors.Is matches it to ErrUnauthorized and ErrPlanLimit by its message.
 type StreamError struct {
 	Action  string // what was refused: "auth", "subscribe", ...
-	Code    int    // the message's code
+	Code    int    // the message's code, when it was a number
 	Message string // the message's msg
+
+	// CodeText is the message's code when it arrived as text that is not
+	// a number, such as "E003" (Code is then 0); at most 64 bytes.
+	CodeText string
 }
 
 // Error describes the refusal.
 func (e *StreamError) Error() string {
-	return fmt.Sprintf("itick: stream %s refused (code %d): %s", e.Action, e.Code, e.Message)
+	code := strconv.Itoa(e.Code)
+	if e.Code == 0 && e.CodeText != "" {
+		code = e.CodeText
+	}
+	return fmt.Sprintf("itick: stream %s refused (code %s): %s", e.Action, code, e.Message)
 }
 
 // Is matches the sentinels APIError does, by the service's error texts.
@@ -128,43 +165,87 @@ func (e *StreamError) Is(target error) bool {
 	if target == ErrUnauthorized && e.Action == "auth" {
 		return true
 	}
-	return (&APIError{Code: e.Code, Message: e.Message}).Is(target)
+	return (&APIError{Code: e.Code, CodeText: e.CodeText, Message: e.Message}).Is(target)
 }
 
-// streamSymbol is a product on the wire: code$REGION.
+// streamSymbol is a product on the wire: code$REGION, or
+// code$EXCHANGE$REGION for a stock of a secondary exchange. Its fields
+// keep the case the caller wrote; key tells products apart, ignoring case,
+// as the service does.
 type streamSymbol struct {
-	code   string
-	region Region
+	code     string
+	exchange string
+	region   Region
 }
 
-func (s streamSymbol) String() string { return s.code + "$" + string(s.region) }
+func (s streamSymbol) String() string {
+	if s.exchange != "" {
+		return s.code + "$" + s.exchange + "$" + string(s.region)
+	}
+	if s.region == "" {
+		return s.code
+	}
+	return s.code + "$" + string(s.region)
+}
 
-// parseStreamSymbol reads "code$REGION", trimmed.
+// key is the product's identity: its wire form in upper case.
+func (s streamSymbol) key() string { return strings.ToUpper(s.String()) }
+
+// parseStreamSymbol reads "code$REGION" or "code$EXCHANGE$REGION", trimmed.
 func parseStreamSymbol(raw string) (streamSymbol, error) {
 	t := strings.TrimSpace(raw)
-	i := strings.LastIndexByte(t, '$')
-	if i < 0 {
-		return streamSymbol{}, invalidArg("stream symbol %q is not code$REGION", raw)
+	rest, region, ok := cutLast(t, '$')
+	if !ok {
+		return streamSymbol{}, invalidArg("stream symbol %q is not code$REGION or code$EXCHANGE$REGION", raw)
 	}
-	code, err := batch.Code(t[:i])
+	var exchange string
+	if c, e, ok := cutLast(rest, '$'); ok {
+		rest, exchange = c, e
+		if err := validExchange(exchange); err != nil {
+			return streamSymbol{}, invalidArg("stream symbol %q: %v", raw, err)
+		}
+	}
+	code, err := batch.Code(rest)
 	if err != nil {
 		return streamSymbol{}, invalidArg("stream symbol %q: %v", raw, err)
 	}
 	if strings.Contains(code, "$") {
-		return streamSymbol{}, invalidArg("stream symbol %q has more than one $", raw)
+		return streamSymbol{}, invalidArg("stream symbol %q has more than two $", raw)
 	}
-	region := Region(t[i+1:])
-	if err := region.validate(); err != nil {
+	if err := Region(region).validate(); err != nil {
 		return streamSymbol{}, fmt.Errorf("stream symbol %q: %w", raw, err)
 	}
-	return streamSymbol{code, region}, nil
+	return streamSymbol{code: code, exchange: exchange, region: Region(region)}, nil
+}
+
+// validExchange checks the EXCHANGE of code$EXCHANGE$REGION: a name such
+// as SHSE or NASDAQ, so a letter first, then letters, digits, '_' or '-'.
+func validExchange(e string) error {
+	if e == "" {
+		return errors.New("exchange is empty")
+	}
+	for i, c := range e {
+		letter := c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
+		if !letter && (i == 0 || (c < '0' || c > '9') && c != '_' && c != '-') {
+			return fmt.Errorf("exchange %q is not a name (a letter, then letters, digits, '_' or '-')", e)
+		}
+	}
+	return nil
+}
+
+// cutLast splits s around its last sep.
+func cutLast(s string, sep byte) (before, after string, found bool) {
+	if i := strings.LastIndexByte(s, sep); i >= 0 {
+		return s[:i], s[i+1:], true
+	}
+	return s, "", false
 }
 
 // message is any message the service sends over a stream connection,
 // decoded in one pass: a push's data is flat, so one struct holds every
 // field any push type carries.
 type message struct {
-	Code  integer   `json:"code"`
+	Code  envCode   `json:"code"`
 	ResAc str       `json:"resAc"`
 	Msg   str       `json:"msg"`
 	Data  *pushWire `json:"data"`
@@ -194,30 +275,37 @@ type pushWire struct {
 	K    *klineWire       `json:"k"`
 }
 
+// matcher finds the subscription a pushed product belongs to, if any.
+type matcher func(pushed streamSymbol) (streamSymbol, bool)
+
 // decodePushJSON decodes one push's data; the reader decodes whole
 // messages instead.
-func decodePushJSON(data []byte, region func(code string) Region) (Event, error) {
+func decodePushJSON(data []byte, match matcher) (Event, error) {
 	var w pushWire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("itick: stream push: %w", err)
 	}
-	return decodePush(&w, region)
+	return decodePush(&w, match)
 }
 
-// decodePush turns a push's data into an event. region resolves a push
-// that names no region.
-func decodePush(w *pushWire, region func(code string) Region) (Event, error) {
-	code, reg := splitPushSymbol(string(w.S), Region(w.R))
-	if reg == "" && region != nil {
-		reg = region(code)
+// decodePush turns a push's data into an event, routed by its type: a
+// kline push by its k, in the legacy form, and any other by data.type.
+// match names the product as it was subscribed.
+func decodePush(w *pushWire, match matcher) (Event, error) {
+	sym := pushedSymbol(string(w.S), Region(w.R))
+	if match != nil {
+		if sub, ok := match(sym); ok {
+			sym = sub
+		}
 	}
-	if w.K != nil {
+	code, reg, exch := sym.code, sym.region, sym.exchange
+	if w.K != nil && w.Type == "" {
 		kt := Interval(w.T)
 		if float64(kt) != float64(w.T) || !kt.valid() {
 			return nil, fmt.Errorf("itick: stream kline push for %s: bad kType %v", code, float64(w.T))
 		}
 		k := w.K
-		return KlineEvent{Code: code, Region: reg, Interval: kt, Kline: Kline{Time: time.Time(k.T),
+		return KlineEvent{Code: code, Region: reg, Exchange: exch, Interval: kt, Kline: Kline{Time: time.Time(k.T),
 			Open: float64(k.O), High: float64(k.H), Low: float64(k.L), Close: float64(k.C),
 			Volume: float64(k.V), Turnover: float64(k.Tu)}}, nil
 	}
@@ -227,23 +315,23 @@ func decodePush(w *pushWire, region func(code string) Region) (Event, error) {
 	}
 	switch typ := Channel(w.Type); typ {
 	case ChannelQuote:
-		return QuoteEvent{Code: code, Region: reg, Quote: Quote{Symbol: code, Last: float64(w.Ld),
+		return QuoteEvent{Code: code, Region: reg, Exchange: exch, Quote: Quote{Symbol: code, Last: float64(w.Ld),
 			Open: float64(w.O), PrevClose: float64(w.P), High: float64(w.H), Low: float64(w.L), Time: t,
 			Volume: float64(w.V), Turnover: float64(w.Tu), Status: int(w.TS), Change: float64(w.Ch),
 			ChangePercent: float64(w.Chp)}}, nil
 	case ChannelTick:
-		return TickEvent{Code: code, Region: reg, Tick: Tick{Symbol: code, Last: float64(w.Ld), Time: t,
+		return TickEvent{Code: code, Region: reg, Exchange: exch, Tick: Tick{Symbol: code, Last: float64(w.Ld), Time: t,
 			Volume: float64(w.V), Session: TickSession(w.Te), Turnover: float64(w.Tu),
 			Status: TradingStatus(w.TS)}}, nil
 	case ChannelDepth:
-		return DepthEvent{Code: code, Region: reg, Depth: DepthBook{Symbol: code,
+		return DepthEvent{Code: code, Region: reg, Exchange: exch, Depth: DepthBook{Symbol: code,
 			Asks: depthLevels(w.A), Bids: depthLevels(w.B)}}, nil
 	default:
 		iv := typ.klineInterval()
 		if iv == 0 {
 			return nil, fmt.Errorf("itick: stream push for %s: unknown type %q", code, string(w.Type))
 		}
-		return KlineEvent{Code: code, Region: reg, Interval: iv, Kline: Kline{Time: t, Open: float64(w.O),
+		return KlineEvent{Code: code, Region: reg, Exchange: exch, Interval: iv, Kline: Kline{Time: t, Open: float64(w.O),
 			High: float64(w.H), Low: float64(w.L), Close: float64(w.C), Volume: float64(w.V),
 			Turnover: float64(w.Tu)}}, nil
 	}
@@ -267,14 +355,18 @@ func depthLevels(ws []depthLevelWire) []DepthLevel {
 	return out
 }
 
-// splitPushSymbol strips a $REGION suffix from a pushed symbol; the suffix
-// gives the region when the push has no r.
-func splitPushSymbol(s string, r Region) (string, Region) {
-	if i := strings.LastIndexByte(s, '$'); i >= 0 {
-		if r == "" {
-			r = Region(s[i+1:])
+// pushedSymbol reads a push's s, which may carry a $REGION or
+// $EXCHANGE$REGION suffix, and r, which gives the region when present.
+func pushedSymbol(s string, r Region) streamSymbol {
+	sym := streamSymbol{code: s, region: r}
+	if code, region, ok := cutLast(s, '$'); ok {
+		sym.code = code
+		if sym.region == "" {
+			sym.region = Region(region)
 		}
-		s = s[:i]
+		if code, exchange, ok := cutLast(code, '$'); ok {
+			sym.code, sym.exchange = code, exchange
+		}
 	}
-	return s, r
+	return sym
 }

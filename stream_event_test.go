@@ -11,11 +11,11 @@ import (
 func TestDecodePush(t *testing.T) {
 	t.Parallel()
 	at := time.UnixMilli(1765526889000).UTC()
-	lookup := func(code string) Region {
-		if code == "700" {
-			return RegionHK
+	lookup := func(p streamSymbol) (streamSymbol, bool) {
+		if p.code == "700" && (p.region == "" || p.region == RegionHK) {
+			return streamSymbol{code: "700", region: RegionHK}, true
 		}
-		return ""
+		return p, false
 	}
 	tests := []struct {
 		name string
@@ -72,8 +72,12 @@ func TestParseStreamSymbol(t *testing.T) {
 		want streamSymbol
 		err  bool
 	}{
-		{" 700$HK ", streamSymbol{"700", RegionHK}, false},
-		{"BRK.B$US", streamSymbol{"BRK.B", RegionUS}, false},
+		{" 700$HK ", streamSymbol{code: "700", region: RegionHK}, false},
+		{"BRK.B$US", streamSymbol{code: "BRK.B", region: RegionUS}, false},
+		{"600519$SHSE$CN", streamSymbol{code: "600519", exchange: "SHSE", region: "CN"}, false},
+		{"xauusd$gb", streamSymbol{code: "xauusd", region: "gb"}, false},
+		{"700$$HK", streamSymbol{}, true},
+		{"7$A$B$HK", streamSymbol{}, true},
 		{"700", streamSymbol{}, true},
 		{"$HK", streamSymbol{}, true},
 		{"700$", streamSymbol{}, true},

@@ -17,6 +17,8 @@ import (
 
 	"github.com/coder/websocket"
 	"golang.org/x/time/rate"
+
+	"github.com/d19c4e34/itick/internal/transport"
 )
 
 // wsHost is a hand-built WebSocket server on 127.0.0.1 whose every
@@ -144,6 +146,19 @@ func acceptAll(req streamRequest) string {
 	return `{"code":1,"resAc":"` + req.Ac + `","msg":"` + req.Ac + ` Successfully"}`
 }
 
+// loggedStream opens a stock Stream on h with token, logging at debug
+// level to the buffer it returns.
+func loggedStream(t testing.TB, h *wsHost, token string) (*Stream, *syncBuffer) {
+	t.Helper()
+	logs := new(syncBuffer)
+	c := hostClient(t, h.Server, token, WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	s, err := c.Stream(within(t), AssetStock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, logs
+}
+
 // leaksToken reports the first 8-byte piece of token found in text.
 func leaksToken(text, token string) string {
 	for i := 0; i+8 <= len(token); i++ {
@@ -154,7 +169,9 @@ func leaksToken(text, token string) string {
 	return ""
 }
 
-func TestSameOrigin(t *testing.T) {
+// TestStream_OriginRule: the handshake's redirects are judged by the
+// transport's origin rule, with ws as http and wss as https.
+func TestStream_OriginRule(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		a, b string
@@ -175,8 +192,8 @@ func TestSameOrigin(t *testing.T) {
 	for _, tt := range tests {
 		a, _ := url.Parse(tt.a)
 		b, _ := url.Parse(tt.b)
-		if got := sameOrigin(a, b); got != tt.want {
-			t.Errorf("sameOrigin(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		if got := transport.SameOrigin(a, b); got != tt.want {
+			t.Errorf("SameOrigin(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
 }
@@ -277,12 +294,7 @@ func TestStream_ServerTextIsRedactedAndBounded(t *testing.T) {
 		// A close reason holds at most 123 bytes.
 		c.Close(websocket.StatusPolicyViolation, "bye "+url.QueryEscape(token))
 	})
-	var logs syncBuffer
-	c := hostClient(t, h.Server, token, WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
-	s, err := c.Stream(within(t), AssetStock)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, logs := loggedStream(t, h, token)
 	defer s.Close()
 	if err := s.Subscribe(within(t), []string{"700$HK"}, ChannelQuote); err != nil {
 		t.Fatal(err)
@@ -319,7 +331,7 @@ func TestStream_ServerTextIsRedactedAndBounded(t *testing.T) {
 		hsend(ctx, c, `{"code":0,"resAc":"auth","msg":"auth failed for `+url.PathEscape(token)+strings.Repeat("é", 1<<16)+`"}`)
 		c.Close(websocket.StatusPolicyViolation, "auth failed")
 	})
-	_, err = hostClient(t, refuser.Server, token).Stream(within(t), AssetStock)
+	_, err := hostClient(t, refuser.Server, token).Stream(within(t), AssetStock)
 	if !errors.Is(err, ErrUnauthorized) {
 		t.Fatalf("refused token: %v, want ErrUnauthorized", err)
 	}

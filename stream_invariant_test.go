@@ -160,7 +160,7 @@ func TestStream_UnsubscribeWithdrawsWaitingSubscribe(t *testing.T) {
 	eventually(t, "the Subscribe to wait", func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		_, ok := s.owner[streamSymbol{"X", "HK"}]
+		_, ok := s.owner["X$HK"]
 		return ok
 	})
 	if err := s.Unsubscribe(within(t), []string{"X$HK"}); err != nil {

@@ -59,20 +59,16 @@ const (
 	DefaultDialTimeout = 15 * time.Second
 )
 
-// streamConns is each plan's default cap on connections per Stream. The
-// service publishes no connection quota, so these are the SDK's own
-// conservative choice (Free 1, Base 3, Professional 5, Premium 10,
-// Enterprise 20); WithMaxConns overrides them.
-var streamConns = [...]int{PlanFree: 1, PlanBase: 3, PlanProfessional: 5, PlanPremium: 10, PlanEnterprise: 20}
-
 // StreamConns is the plan's default cap on the connections one Stream
-// opens. It is the SDK's choice, not a published quota.
-func (p Plan) StreamConns() int {
-	if !p.valid() {
-		return streamConns[PlanBase]
-	}
-	return streamConns[p]
-}
+// opens: 1, 3, 6 and 12 for Free, Base, Professional and Premium, and
+// Premium's for Enterprise, whose quota is custom (WithMaxConns raises it).
+func (p Plan) StreamConns() int { return p.info().streamConns }
+
+// StreamSymbols is the plan's default cap on the products one Stream
+// subscribes to at once: 3, 200, 500 and 2000 for Free, Base,
+// Professional and Premium, and Premium's for Enterprise, whose quota is
+// custom (WithMaxSymbols raises it).
+func (p Plan) StreamSymbols() int { return p.info().streamSymbols }
 
 type streamSettings struct {
 	url            *url.URL // ws or wss base; the class is appended
@@ -85,6 +81,7 @@ type streamSettings struct {
 	buffer         int
 	overflow       Overflow
 	maxConns       int
+	maxSymbols     int
 	symbolsPerConn int
 }
 
@@ -120,10 +117,14 @@ func WithStreamURL(rawURL string) StreamOption {
 }
 
 // WithStreamHTTPClient sets the http.Client that makes the WebSocket
-// handshake. By default it uses the Client's transport when that is an
-// *http.Transport, and http.DefaultTransport otherwise. The Stream uses a
-// copy whose CheckRedirect refuses redirects out of the stream URL's
-// origin before asking hc's own.
+// handshake. By default the Stream uses a copy of the Client's transport
+// when that is an *http.Transport, and of http.DefaultTransport otherwise,
+// with keep-alives off: a handshake's connection is never reused, and
+// sharing the Client's pool would leave there the connection of a dial
+// that finishes after the Stream has closed. hc itself is used as it is,
+// its transport untouched. The Stream uses a copy of hc whose
+// CheckRedirect refuses redirects out of the stream URL's origin before
+// asking hc's own.
 func WithStreamHTTPClient(hc *http.Client) StreamOption {
 	return func(s *streamSettings) error {
 		if hc == nil {
@@ -206,6 +207,20 @@ func WithMaxConns(n int) StreamOption {
 			return invalidArg("WithMaxConns: %d is below 1", n)
 		}
 		s.maxConns = n
+		return nil
+	}
+}
+
+// WithMaxSymbols caps the products the Stream subscribes to at once,
+// overriding the plan's default (Plan.StreamSymbols). A Subscribe that
+// would pass it subscribes nothing and returns an error matching
+// ErrPlanLimit, before anything is sent.
+func WithMaxSymbols(n int) StreamOption {
+	return func(s *streamSettings) error {
+		if n < 1 {
+			return invalidArg("WithMaxSymbols: %d is below 1", n)
+		}
+		s.maxSymbols = n
 		return nil
 	}
 }

@@ -1,6 +1,7 @@
 package itick
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -267,8 +268,8 @@ func (sh *shard) remove(sym streamSymbol, ch Channel) {
 	delete(set, ch)
 	if len(set) == 0 {
 		delete(sh.subs, sym)
-		if sh.s.owner[sym] == sh {
-			delete(sh.s.owner, sym)
+		if sh.s.owner[sym.key()] == (owned{sym, sh}) {
+			delete(sh.s.owner, sym.key())
 		}
 	}
 }
@@ -320,19 +321,7 @@ func (s *Stream) renewals(sh *shard) []renewal {
 }
 
 func compareSymbols(a, b streamSymbol) int {
-	if a.region != b.region {
-		if a.region < b.region {
-			return -1
-		}
-		return 1
-	}
-	switch {
-	case a.code < b.code:
-		return -1
-	case a.code > b.code:
-		return 1
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.region, b.region), cmp.Compare(a.code, b.code), cmp.Compare(a.exchange, b.exchange))
 }
 
 // dropRefused removes the entries of a renewal the service refused, so

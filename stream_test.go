@@ -281,7 +281,7 @@ func TestStream_HeartbeatNoticesSilentServer(t *testing.T) {
 func TestStream_SpreadsProductsOverConnections(t *testing.T) {
 	t.Parallel()
 	sim, srv := startSim(t, wssim.Config{PushInterval: 200 * time.Millisecond})
-	s := openStream(t, srv, "stock") // PlanBase: 3 connections of 500
+	s := openStream(t, srv, "stock", WithMaxSymbols(2000)) // PlanBase: 3 connections of 500
 	syms := make([]string, 1200)
 	for i := range syms {
 		syms[i] = fmt.Sprintf("S%04d$US", i)

@@ -2,11 +2,9 @@ package itick
 
 import (
 	"errors"
-	"net/url"
-	"slices"
 	"strconv"
-	"strings"
-	"unicode/utf8"
+
+	"github.com/d19c4e34/itick/internal/redact"
 )
 
 // Bounds on text a stream server controls: maxServerText for a field the
@@ -14,107 +12,27 @@ import (
 // text. Without them a hostile or broken server turns one 1 MiB message
 // into a 1 MiB error string in every log line.
 const (
-	maxServerText = 256
-	maxErrorText  = 512
+	maxServerText = redact.MaxText
+	maxErrorText  = 2 * redact.MaxText
 )
 
-// minTokenPiece is the shortest piece of the token that counts as a leak
-// when it shows up in server text without the rest of the token, as when
-// an echo was cut short before it reached the SDK.
-const minTokenPiece = 8
+// text is text the server sent, fit to pass on: without the token
+// (in any form the server may echo it in, or any piece of it) and bounded
+// to maxServerText.
+func (s *Stream) text(msg string) string { return s.red.Bound(msg, maxServerText) }
 
-const redacted = "[redacted]"
-
-// scrubber removes a token from text a server sent, in every form the
-// server may echo it back in: as it is, query-escaped, path-escaped or
-// Go-quoted.
-type scrubber struct {
-	forms []string // longest first
-}
-
-func newScrubber(token string) scrubber {
-	if token == "" {
-		return scrubber{}
-	}
-	quoted := strconv.Quote(token)
-	forms := []string{token, url.QueryEscape(token), url.PathEscape(token), quoted[1 : len(quoted)-1]}
-	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
-	return scrubber{forms: slices.Compact(forms)}
-}
-
-// text redacts every whole form of the token first, so no cut can leave
-// part of one behind, then bounds s to limit bytes on a UTF-8 boundary,
-// and last masks any piece of a form the server itself cut short.
-func (sc scrubber) text(s string, limit int) string {
-	for _, f := range sc.forms {
-		if strings.Contains(s, f) {
-			s = strings.ReplaceAll(s, f, redacted)
-		}
-	}
-	s = truncate(s, limit)
-	for _, f := range sc.forms {
-		s = maskPieces(s, f)
-	}
-	return truncate(s, limit)
-}
-
-// err returns err itself when its text is clean and short, and otherwise
-// an error with the clean text that matches what err matches.
-func (sc scrubber) err(err error) error {
+// cleanErr returns err itself when its text is clean and short, and
+// otherwise an error with the clean text that matches what err matches.
+func (s *Stream) cleanErr(err error) error {
 	if err == nil {
 		return nil
 	}
 	msg := err.Error()
-	clean := sc.text(msg, maxErrorText)
+	clean := s.red.Bound(msg, maxErrorText)
 	if clean == msg {
 		return err
 	}
 	return &scrubbedError{msg: clean, err: err}
-}
-
-// truncate cuts s to at most limit bytes without splitting a character,
-// and marks the cut.
-func truncate(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	const mark = "...(truncated)"
-	i := limit - len(mark)
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return strings.ToValidUTF8(s[:i], "") + mark
-}
-
-// maskPieces replaces every run of minTokenPiece or more bytes of s that
-// also occurs in form.
-func maskPieces(s, form string) string {
-	if len(form) < minTokenPiece || len(s) < minTokenPiece {
-		return s
-	}
-	var b strings.Builder
-	masked := false
-	for i := 0; i < len(s); {
-		n := 0
-		if i+minTokenPiece <= len(s) && strings.Contains(form, s[i:i+minTokenPiece]) {
-			n = minTokenPiece
-			for i+n < len(s) && strings.Contains(form, s[i:i+n+1]) {
-				n++
-			}
-		}
-		if n == 0 {
-			b.WriteByte(s[i])
-			i++
-			continue
-		}
-		b.WriteString(redacted)
-		masked = true
-		i += n
-	}
-	if !masked {
-		return s
-	}
-	return b.String()
 }
 
 // scrubbedError carries an error whose text held the token or was too

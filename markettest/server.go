@@ -79,6 +79,7 @@ type config struct {
 	streamInterval    time.Duration
 	streamPingTimeout time.Duration
 	streamMaxSymbols  int
+	streamLooseCase   bool
 }
 
 // Option configures a Server.

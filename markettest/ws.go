@@ -48,6 +48,13 @@ func WithStreamMaxSymbols(n int) Option {
 	return func(c *config) { c.streamMaxSymbols = n }
 }
 
+// WithStreamLooseCase makes stream pushes name their products in lower
+// case ("xauusd" for a subscription to XAUUSD$GB), as the service is
+// reported to, so a bot can be tested against it.
+func WithStreamLooseCase() Option {
+	return func(c *config) { c.streamLooseCase = true }
+}
+
 // newStreams builds the WebSocket side of s.
 func newStreams(s *Server) *wssim.Server {
 	return wssim.New(wssim.Config{
@@ -57,6 +64,7 @@ func newStreams(s *Server) *wssim.Server {
 		PushInterval: s.cfg.streamInterval,
 		PingTimeout:  s.cfg.streamPingTimeout,
 		MaxSymbols:   s.cfg.streamMaxSymbols,
+		LooseCase:    s.cfg.streamLooseCase,
 	})
 }
 

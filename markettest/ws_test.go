@@ -514,3 +514,30 @@ func TestStreamClose(t *testing.T) {
 		t.Errorf("Conns = %d after Close", st.Conns)
 	}
 }
+
+// TestStream_LooseCaseAndExchange: against pushes in the service's loose
+// case, the SDK's events name products as they were subscribed, a
+// code$EXCHANGE$REGION product included.
+func TestStream_LooseCaseAndExchange(t *testing.T) {
+	t.Parallel()
+	srv := streamServer(t, markettest.WithStreamLooseCase())
+	s := openStream(t, srv, "stock")
+	syms := []string{"AAPL$US", "600519$SHSE$CN"}
+	if err := s.Subscribe(bounded(t), syms, itick.ChannelQuote); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for len(seen) < len(syms) {
+		q, ok := nextEvent(t, s, func(ev itick.Event) bool { _, ok := ev.(itick.QuoteEvent); return ok }).(itick.QuoteEvent)
+		if !ok {
+			continue
+		}
+		if !slices.Contains(syms, q.Symbol()) {
+			t.Fatalf("quote for %q (code %q, region %q), not a subscribed form", q.Symbol(), q.Code, q.Region)
+		}
+		seen[q.Symbol()] = true
+		if q.Symbol() == "600519$SHSE$CN" && q.Exchange != "SHSE" {
+			t.Errorf("exchange %q, want SHSE", q.Exchange)
+		}
+	}
+}

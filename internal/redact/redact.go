@@ -5,8 +5,9 @@
 //
 // What counts as the secret is generous, because a server or proxy may echo
 // it in several forms: the secret itself, percent-escaped (query and path
-// escaping, either hex case), JSON-escaped (\u0041 for A, \/ for /), '+'
-// for a space, any mix of those, and any fragment of it at least
+// escaping, either hex case), JSON-escaped (\u0041 for A, \/ for /),
+// Go-quoted as strconv.Quote and %q write it (\x41, \t), '+' for a space,
+// any mix of those, and any fragment of it at least
 // MinFragment bytes long (a server that echoes a prefix, or one that cut
 // the echo itself).
 package redact
@@ -187,8 +188,11 @@ func unit[T string | []byte](in T, p int, want byte) int {
 		case '+':
 			return 1
 		case '\\':
-			if in[p+1] == 'u' {
+			switch in[p+1] {
+			case 'u':
 				return 6
+			case 'x':
+				return 4
 			}
 			return 2
 		}
@@ -198,7 +202,8 @@ func unit[T string | []byte](in T, p int, want byte) int {
 
 // escaped decodes the escape at in[p], if one starts there: %XX (percent
 // escaping, either hex case), + (a space in a query), \uXXXX for an ASCII
-// byte, and JSON's two-byte escapes of printable bytes.
+// byte, \xXX for any byte (Go's quoting), and the two-byte escapes JSON and
+// Go write for quotes, backslashes, slashes and control bytes.
 func escaped[T string | []byte](in T, p int) (byte, bool) {
 	switch in[p] {
 	case '%':
@@ -214,8 +219,17 @@ func escaped[T string | []byte](in T, p int) (byte, bool) {
 			return 0, false
 		}
 		switch c := in[p+1]; c {
-		case '"', '\\', '/':
+		case '"', '\\', '/', '\'':
 			return c, true
+		case 'a', 'b', 'f', 'n', 'r', 't', 'v':
+			return controlEscapes[c], true
+		case 'x':
+			if p+3 >= len(in) {
+				return 0, false
+			}
+			hi, ok1 := unhex(in[p+2])
+			lo, ok2 := unhex(in[p+3])
+			return hi<<4 | lo, ok1 && ok2
 		case 'u':
 			if p+5 >= len(in) {
 				return 0, false
@@ -233,6 +247,10 @@ func escaped[T string | []byte](in T, p int) (byte, bool) {
 	}
 	return 0, false
 }
+
+// controlEscapes maps the letter of a two-byte escape to the control byte
+// it stands for.
+var controlEscapes = [256]byte{'a': '\a', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v'}
 
 func unhex(c byte) (byte, bool) {
 	switch {

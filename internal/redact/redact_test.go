@@ -1,7 +1,9 @@
 package redact
 
 import (
+	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -79,6 +81,25 @@ func TestBoundCutsAfterRedacting(t *testing.T) {
 			if b := r.Bytes([]byte(text)); b != got {
 				t.Fatalf("offset %d: Bytes %q != String %q", off, b, got)
 			}
+		}
+	}
+}
+
+// TestStringRemovesGoQuotedForms: an error that quotes the secret with %q
+// or strconv.Quote (a close reason, a URL in a *url.Error) escapes its
+// quotes, backslashes and control bytes the Go way.
+func TestStringRemovesGoQuotedForms(t *testing.T) {
+	t.Parallel()
+	const odd = "ab\"cd\\ef\tgh\x01ij\x7fkl"
+	r := New(odd)
+	quoted := strconv.Quote(odd)
+	for _, text := range []string{quoted, fmt.Sprintf("reason = %q", odd), "x " + quoted[9:21] + " y"} {
+		got := r.String(text)
+		if !strings.Contains(got, Placeholder) {
+			t.Errorf("%q -> %q: not redacted", text, got)
+		}
+		if strings.Contains(got, `cd\\`) || strings.Contains(got, `gh\x01`) {
+			t.Errorf("%q -> %q: part of the secret left", text, got)
 		}
 	}
 }

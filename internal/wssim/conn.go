@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/d19c4e34/itick/internal/wait"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,8 +13,16 @@ import (
 	"github.com/coder/websocket"
 )
 
-// symbol is a product as subscribed: code$REGION.
-type symbol struct{ code, region string }
+// symbol is a product as subscribed: code$REGION, or code$EXCHANGE$REGION
+// for a stock of a secondary exchange.
+type symbol struct{ code, exchange, region string }
+
+func (s symbol) String() string {
+	if s.exchange != "" {
+		return s.code + "$" + s.exchange + "$" + s.region
+	}
+	return s.code + "$" + s.region
+}
 
 // conn is one client connection.
 type conn struct {
@@ -179,11 +188,14 @@ func parseRequest(req request) (syms []symbol, types []string, bad string) {
 	seen := make(map[symbol]bool)
 	for _, p := range strings.Split(req.Params, ",") {
 		p = strings.TrimSpace(p)
-		code, region, ok := strings.Cut(p, "$")
-		if !ok || code == "" || region == "" {
+		parts := strings.Split(p, "$")
+		if len(parts) < 2 || len(parts) > 3 || slices.Contains(parts, "") {
 			return nil, nil, "cannot be resolved symbol " + strconv.Quote(p)
 		}
-		s := symbol{code, region}
+		s := symbol{code: parts[0], region: parts[len(parts)-1]}
+		if len(parts) == 3 {
+			s.exchange = parts[1]
+		}
 		if !seen[s] {
 			seen[s] = true
 			syms = append(syms, s)

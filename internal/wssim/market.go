@@ -46,18 +46,18 @@ func (s *Server) appendMarketPush(b []byte, m Market, class string, sym symbol, 
 		c := m.Candle(class, sym.code, sym.region, k, now)
 		if s.cfg.LegacyKline {
 			b = append(b, `{"code":0,"data":{"s":`...)
-			b = strconv.AppendQuote(b, sym.code)
+			b = strconv.AppendQuote(b, s.pushed(sym).code)
 			b = append(b, `,"t":`...)
 			b = strconv.AppendInt(b, int64(k), 10)
 			b = append(b, `,"k":{`...)
 			b = appendCandleValues(b, c)
 			return append(b, "}}}"...)
 		}
-		b = appendPushHead(b, sym, typ)
+		b = appendPushHead(b, s.pushed(sym), typ)
 		b = appendCandleValues(b, c)
 		return append(b, "}}"...)
 	}
-	b = appendPushHead(b, sym, typ)
+	b = appendPushHead(b, s.pushed(sym), typ)
 	switch typ {
 	case "quote":
 		b = appendQuote(b, m.Quote(class, sym.code, sym.region, now))

@@ -2,6 +2,7 @@ package wssim
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -14,14 +15,14 @@ var kTypeDuration = [...]time.Duration{0, time.Minute, 5 * time.Minute, 15 * tim
 func (s *Server) appendPush(b []byte, sym symbol, typ string, bar Bar) []byte {
 	if k := klineType(typ); k > 0 && s.cfg.LegacyKline {
 		b = append(b, `{"code":0,"data":{"s":`...)
-		b = strconv.AppendQuote(b, sym.code)
+		b = strconv.AppendQuote(b, s.pushed(sym).code)
 		b = append(b, `,"t":`...)
 		b = strconv.AppendInt(b, int64(k), 10)
 		b = append(b, `,"k":{`...)
 		b = appendCandle(b, bar, kTypeDuration[k])
 		return append(b, "}}}"...)
 	}
-	b = appendPushHead(b, sym, typ)
+	b = appendPushHead(b, s.pushed(sym), typ)
 	switch typ {
 	case "quote":
 		b = appendQuote(b, bar)
@@ -36,6 +37,18 @@ func (s *Server) appendPush(b []byte, sym symbol, typ string, bar Bar) []byte {
 		b = appendCandle(b, bar, kTypeDuration[klineType(typ)])
 	}
 	return append(b, "}}"...)
+}
+
+// pushed is sym as a push names it: without the exchange of a
+// code$EXCHANGE$REGION subscription (what the service sends for one is
+// not documented; this is the harder case for a client to match), and in
+// lower case under Config.LooseCase.
+func (s *Server) pushed(sym symbol) symbol {
+	sym.exchange = ""
+	if s.cfg.LooseCase {
+		sym.code, sym.region = strings.ToLower(sym.code), strings.ToLower(sym.region)
+	}
+	return sym
 }
 
 // appendPushHead opens a push: its code, data and the s, r and type

@@ -65,6 +65,10 @@ type Config struct {
 	// DepthLevels is the number of levels per side of a depth push.
 	// 0 means DefaultDepthLevels.
 	DepthLevels int
+	// LooseCase pushes codes and regions in lower case ("xauusd" for
+	// XAUUSD$GB, "BTCUSDT$ba" in a depth push's s), as the service is
+	// reported to, whatever case they were subscribed in.
+	LooseCase bool
 	// LegacyKline pushes candles in the older form
 	// {"code":0,"data":{"s","t":<kType>,"k":{...}}}.
 	LegacyKline bool
@@ -261,7 +265,7 @@ func (s *Server) ConnSubscriptions() []map[string][]string {
 		c.mu.Lock()
 		m := make(map[string][]string, len(c.subs))
 		for sym, types := range c.subs {
-			m[sym.code+"$"+sym.region] = sortedTypes(types)
+			m[sym.String()] = sortedTypes(types)
 		}
 		c.mu.Unlock()
 		out = append(out, m)

@@ -334,3 +334,39 @@ func TestConnSubscriptions(t *testing.T) {
 		t.Errorf("ConnSubscriptions (-want +got):\n%s", diff)
 	}
 }
+
+// TestExchangeSymbolsAndLooseCase: a code$EXCHANGE$REGION subscription is
+// held as written and pushed without its exchange; under LooseCase every
+// push names its product in lower case.
+func TestExchangeSymbolsAndLooseCase(t *testing.T) {
+	t.Parallel()
+	s, url := start(t, Config{PushInterval: time.Millisecond, LooseCase: true})
+	c := authed(t, url+"/stock")
+	send(t, c, `{"ac":"subscribe","params":"600519$SHSE$CN,XAUUSD$GB","types":"quote,depth"}`)
+	if m := readJSON(t, c); m["code"] != 1.0 {
+		t.Fatalf("ack %v", m)
+	}
+	want := map[string][]string{"600519$SHSE$CN": {"quote", "depth"}, "XAUUSD$GB": {"quote", "depth"}}
+	if diff := cmp.Diff([]map[string][]string{want}, s.ConnSubscriptions()); diff != "" {
+		t.Errorf("subscriptions (-want +got):\n%s", diff)
+	}
+	seen := map[string]bool{}
+	for len(seen) < 4 {
+		m := readJSON(t, c)
+		d, _ := m["data"].(map[string]any)
+		seen[d["s"].(string)+" "+d["r"].(string)+" "+d["type"].(string)] = true
+	}
+	wantSeen := map[string]bool{"600519 cn quote": true, "600519$cn cn depth": true, "xauusd gb quote": true, "xauusd$gb gb depth": true}
+	if diff := cmp.Diff(wantSeen, seen); diff != "" {
+		t.Errorf("pushes (-want +got):\n%s", diff)
+	}
+	send(t, c, `{"ac":"subscribe","params":"1$$HK","types":"quote"}`)
+	for {
+		if m := readJSON(t, c); m["resAc"] == "subscribe" {
+			if m["code"] != 0.0 {
+				t.Errorf("1$$HK accepted: %v", m)
+			}
+			break
+		}
+	}
+}

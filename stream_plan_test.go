@@ -1,0 +1,142 @@
+package itick
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/d19c4e34/itick/internal/wssim"
+)
+
+func TestPlan_StreamQuota(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		plan           Plan
+		symbols, conns int
+	}{
+		{PlanFree, 3, 1},
+		{PlanBase, 200, 3},
+		{PlanProfessional, 500, 6},
+		{PlanPremium, 2000, 12},
+		{PlanEnterprise, 2000, 12},
+		{Plan(42), 200, 3},
+	}
+	for _, tt := range tests {
+		if got := tt.plan.StreamSymbols(); got != tt.symbols {
+			t.Errorf("%v.StreamSymbols() = %d, want %d", tt.plan, got, tt.symbols)
+		}
+		if got := tt.plan.StreamConns(); got != tt.conns {
+			t.Errorf("%v.StreamConns() = %d, want %d", tt.plan, got, tt.conns)
+		}
+	}
+}
+
+func symbolsN(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%d$US", prefix, i)
+	}
+	return out
+}
+
+// TestStream_PlanLimits: a Stream's caps follow the client's plan; a
+// Subscribe past either is ErrPlanLimit and sends nothing; the options
+// override both.
+func TestStream_PlanLimits(t *testing.T) {
+	t.Parallel()
+	open := func(t *testing.T, plan Plan, opts ...StreamOption) (*wssim.Server, *Stream) {
+		sim, srv := startSim(t, wssim.Config{PushInterval: time.Hour})
+		c, err := NewClient(simToken, WithBaseURL(srv.URL), WithPlan(plan), WithRateLimit(rate.Inf, 0),
+			WithBackoff(time.Millisecond, 5*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := c.Stream(within(t), AssetStock, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return sim, s
+	}
+
+	t.Run("Free: 3 products", func(t *testing.T) {
+		t.Parallel()
+		sim, s := open(t, PlanFree)
+		if err := s.Subscribe(within(t), symbolsN("A", 4), ChannelQuote); !errors.Is(err, ErrPlanLimit) {
+			t.Errorf("4 products on Free: %v, want ErrPlanLimit", err)
+		}
+		if err := s.Subscribe(within(t), symbolsN("A", 3), ChannelQuote, ChannelTick); err != nil {
+			t.Fatalf("3 products on Free: %v", err)
+		}
+		if err := s.Subscribe(within(t), []string{"A0$US", "a1$us"}, ChannelDepth); err != nil {
+			t.Errorf("more channels of products held: %v", err)
+		}
+		if err := s.Subscribe(within(t), []string{"B$US"}, ChannelQuote); !errors.Is(err, ErrPlanLimit) {
+			t.Errorf("a 4th product on Free: %v, want ErrPlanLimit", err)
+		}
+		if n := sim.Subscriptions(); n != 3 {
+			t.Errorf("the service holds %d products, want 3: a refused Subscribe sent something", n)
+		}
+		if err := s.Unsubscribe(within(t), []string{"A2$US"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Subscribe(within(t), []string{"B$US"}, ChannelQuote); err != nil {
+			t.Errorf("a product in the room an Unsubscribe made: %v", err)
+		}
+	})
+	t.Run("Free: 1 connection", func(t *testing.T) {
+		t.Parallel()
+		sim, s := open(t, PlanFree, WithSymbolsPerConn(1))
+		if err := s.Subscribe(within(t), []string{"A$US"}, ChannelQuote); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Subscribe(within(t), []string{"B$US"}, ChannelQuote); !errors.Is(err, ErrPlanLimit) {
+			t.Errorf("a 2nd connection on Free: %v, want ErrPlanLimit", err)
+		}
+		if n := sim.Conns(); n != 1 {
+			t.Errorf("%d connections, want 1", n)
+		}
+	})
+	t.Run("Professional: 6 connections", func(t *testing.T) {
+		t.Parallel()
+		sim, s := open(t, PlanProfessional, WithSymbolsPerConn(1))
+		if err := s.Subscribe(within(t), symbolsN("A", 6), ChannelQuote); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Subscribe(within(t), []string{"B$US"}, ChannelQuote); !errors.Is(err, ErrPlanLimit) {
+			t.Errorf("a 7th connection on Professional: %v, want ErrPlanLimit", err)
+		}
+		if n := sim.Conns(); n != 6 {
+			t.Errorf("%d connections, want 6", n)
+		}
+	})
+	t.Run("Base: 200 products", func(t *testing.T) {
+		t.Parallel()
+		sim, s := open(t, PlanBase)
+		if err := s.Subscribe(within(t), symbolsN("A", 201), ChannelQuote); !errors.Is(err, ErrPlanLimit) {
+			t.Errorf("201 products on Base: %v, want ErrPlanLimit", err)
+		}
+		if err := s.Subscribe(within(t), symbolsN("A", 200), ChannelQuote); err != nil {
+			t.Errorf("200 products on Base: %v", err)
+		}
+		if n := sim.Subscriptions(); n != 200 {
+			t.Errorf("the service holds %d products, want 200", n)
+		}
+	})
+	t.Run("options override the plan", func(t *testing.T) {
+		t.Parallel()
+		sim, s := open(t, PlanFree, WithMaxSymbols(6), WithMaxConns(3), WithSymbolsPerConn(2))
+		if err := s.Subscribe(within(t), symbolsN("A", 6), ChannelQuote); err != nil {
+			t.Fatalf("6 products on 3 connections: %v", err)
+		}
+		if n, conns := sim.Subscriptions(), sim.Conns(); n != 6 || conns != 3 {
+			t.Errorf("the service holds %d products on %d connections, want 6 on 3", n, conns)
+		}
+		if err := s.Subscribe(within(t), []string{"B$US"}, ChannelQuote); !errors.Is(err, ErrPlanLimit) {
+			t.Errorf("a 7th product past WithMaxSymbols(6): %v, want ErrPlanLimit", err)
+		}
+	})
+}
