@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -122,8 +123,15 @@ func (s *Stream) connect(ctx context.Context, sh *shard) (*session, error) {
 	if err != nil {
 		path := "/" + string(s.class)
 		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
-			return nil, &APIError{StatusCode: resp.StatusCode, Path: path,
-				Message: "WebSocket handshake refused"}
+			// The dialer keeps at most the first KiB of a refusal's body,
+			// which is what an APIError carries anyway.
+			var body []byte
+			if resp.Body != nil {
+				body, _ = io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+			}
+			e := newAPIError(path, resp.StatusCode, resp.Header, body, s.c.attempt.Redactor())
+			e.Message = "WebSocket handshake refused"
+			return nil, e
 		}
 		return nil, s.cleanErr(fmt.Errorf("itick: stream %s: %w", path, err))
 	}

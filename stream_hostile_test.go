@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -616,5 +617,39 @@ func TestStream_ToleratesDataShapes(t *testing.T) {
 	eventually(t, "five pings on the first connection", func() bool { return pings.Load() >= 5 || h.conns.Load() > 1 })
 	if n := h.conns.Load(); n != 1 {
 		t.Errorf("%d connections: string pongs went unnoticed", n)
+	}
+}
+
+// TestStream_HandshakeRefusalCarriesEvidence: a gateway that refuses the
+// WebSocket handshake with an HTTP status gives an *APIError with the
+// body and headers it sent, the token taken out of both, like a REST call's.
+func TestStream_HandshakeRefusalCarriesEvidence(t *testing.T) {
+	t.Parallel()
+	const token = "tk-9f3a7c1e5b2d8f4a6c0e"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Echo", r.Header.Get("token"))
+		w.Header().Set("X-Request-Id", "req-42")
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"message":"Invalid API key in request: %s"}`, r.Header.Get("token"))
+	}))
+	t.Cleanup(srv.Close)
+	c := hostClient(t, srv, token)
+	_, err := c.Stream(within(t), AssetStock)
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("err = %v (%T), want *APIError", err, err)
+	}
+	if apiErr.StatusCode != http.StatusUnauthorized || !errors.Is(err, ErrUnauthorized) {
+		t.Errorf("status %d, Is(ErrUnauthorized) %v; want 401 and true", apiErr.StatusCode, errors.Is(err, ErrUnauthorized))
+	}
+	if !strings.Contains(apiErr.Body, "Invalid API key in request") || apiErr.Header.Get("X-Request-Id") != "req-42" {
+		t.Errorf("Body %q, X-Request-Id %q: want the refusal's body and headers", apiErr.Body, apiErr.Header.Get("X-Request-Id"))
+	}
+	for what, text := range map[string]string{
+		"Body": apiErr.Body, "X-Echo": apiErr.Header.Get("X-Echo"), "%#v": fmt.Sprintf("%#v", apiErr), "Error": err.Error(),
+	} {
+		if piece := leaksToken(text, token); piece != "" {
+			t.Errorf("%s shows %q of the token: %s", what, piece, text)
+		}
 	}
 }
