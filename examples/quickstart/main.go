@@ -62,8 +62,8 @@ func run(ctx context.Context, w io.Writer) error {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t(no quote)\t\t\t\t\t\t\t\t\n", m.name, m.region, code)
 				continue
 			}
-			change, pct := "-", "-" // crypto and forex quotes carry no change
-			if m.name == "Stock" {
+			change, pct := "-", "-" // crypto quotes carry no previous close, so no change
+			if q.PrevClose != 0 {
 				change, pct = signed(q.Change), signed(q.ChangePercent)+"%"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", m.name, m.region, code, num(q.Last),
