@@ -177,8 +177,6 @@ func (l *blockingLimiter) Wait(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// syncBuffer (secret_test.go) collects log output from many goroutines.
-
 // ms is a Unix millisecond timestamp as the UTC time the SDK decodes.
 func ms(v int64) time.Time { return time.UnixMilli(v).UTC() }
 

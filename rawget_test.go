@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/internal/testutil"
 	"github.com/d19c4e34/itick/markettest"
 )
 
@@ -378,7 +379,7 @@ func TestGetKeepsTheToken(t *testing.T) {
 	home := newScriptServer(t,
 		scriptReply{status: 302, header: http.Header{"Location": {other.URL + "/elsewhere"}}},
 		scriptReply{status: 500, body: `{"code":500,"msg":"bad token ` + testToken + `"}`})
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c := newServerClient(t, home.URL, itick.WithLogger(logger), itick.WithRetries(0))
 

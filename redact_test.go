@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/internal/testutil"
 )
 
 // tokenFragment returns the first run of 8 or more bytes of testToken that
@@ -79,7 +80,7 @@ func TestBehaviour8_NoTokenFragmentInErrors(t *testing.T) {
 		_, _ = w.Write([]byte(rep.body))
 	}))
 	t.Cleanup(srv.Close)
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c := newServerClient(t, srv.URL, itick.WithRetries(0), itick.WithLogger(logger))
 	for name, body := range bodies {

@@ -1,7 +1,6 @@
 package itick_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -13,26 +12,8 @@ import (
 	"time"
 
 	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/internal/testutil"
 )
-
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of batch
-// chunks' log lines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
 
 // printVerbs are the verbs a user might print an SDK value with.
 var printVerbs = []string{"%v", "%+v", "%#v", "%s", "%q"}
@@ -113,7 +94,7 @@ func TestSecretNeverShown(t *testing.T) {
 		io.WriteString(w, `{"code":0,"msg":null,"data":{}}`)
 	})
 
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c, _ := newFaultClient(t, origin.URL, itick.WithLogger(logger), itick.WithRetries(1),
 		itick.WithMaxResponseBytes(4<<10), itick.WithBatchSize(1))

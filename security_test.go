@@ -14,6 +14,7 @@ import (
 	"github.com/jarcoal/httpmock"
 
 	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/internal/testutil"
 )
 
 // TestBehaviour8_RequestHeaders: every request, retries and every chunk
@@ -119,7 +120,7 @@ func TestBehaviour8_TokenNotInErrors(t *testing.T) {
 // writes one line per attempt, naming the path, and never the token.
 func TestBehaviour8_LogsOneLinePerAttemptWithoutToken(t *testing.T) {
 	t.Parallel()
-	var buf syncBuffer
+	var buf testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c, mt := newMockClient(t, itick.WithLogger(logger), itick.WithRetries(3))
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes",
@@ -148,7 +149,7 @@ func TestBehaviour8_LogsOneLinePerAttemptWithoutToken(t *testing.T) {
 // TestBehaviour8_LogsSilentAboveDebug: an info-level logger gets nothing.
 func TestBehaviour8_LogsSilentAboveDebug(t *testing.T) {
 	t.Parallel()
-	var buf syncBuffer
+	var buf testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	c, mt := newMockClient(t, itick.WithLogger(logger))
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))

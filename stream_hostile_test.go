@@ -19,6 +19,7 @@ import (
 	"github.com/coder/websocket"
 	"golang.org/x/time/rate"
 
+	"github.com/d19c4e34/itick/internal/testutil"
 	"github.com/d19c4e34/itick/internal/transport"
 )
 
@@ -149,9 +150,9 @@ func acceptAll(req streamRequest) string {
 
 // loggedStream opens a stock Stream on h with token, logging at debug
 // level to the buffer it returns.
-func loggedStream(t testing.TB, h *wsHost, token string) (*Stream, *syncBuffer) {
+func loggedStream(t testing.TB, h *wsHost, token string) (*Stream, *testutil.SyncBuffer) {
 	t.Helper()
-	logs := new(syncBuffer)
+	logs := new(testutil.SyncBuffer)
 	c := hostClient(t, h.Server, token, WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	s, err := c.Stream(within(t), AssetStock)
 	if err != nil {

@@ -1,7 +1,6 @@
 package itick
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 	"golang.org/x/time/rate"
 
+	"github.com/d19c4e34/itick/internal/testutil"
 	"github.com/d19c4e34/itick/internal/wssim"
 )
 
@@ -575,7 +574,7 @@ func TestStreamURL(t *testing.T) {
 func TestStream_TokenStaysOutOfLogsAndErrors(t *testing.T) {
 	t.Parallel()
 	sim, srv := startSim(t, wssim.Config{PushInterval: 5 * time.Millisecond})
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c, err := NewClient(simToken, WithBaseURL(srv.URL), WithLogger(logger), WithBackoff(time.Millisecond, 5*time.Millisecond))
 	if err != nil {
@@ -602,24 +601,6 @@ func TestStream_TokenStaysOutOfLogsAndErrors(t *testing.T) {
 			t.Errorf("the token leaked into %q", text)
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 func TestStream_SubscribeWhileReconnecting(t *testing.T) {

@@ -1,7 +1,6 @@
 package redisquota
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/internal/testutil"
 )
 
 func TestNewRejectsBadArguments(t *testing.T) {
@@ -436,24 +436,6 @@ func waitUntil(t *testing.T, cond func() bool) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a logger used by many goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // manualClock is a process clock a test moves by hand.
 type manualClock struct{ ns atomic.Int64 }
 
@@ -464,7 +446,7 @@ func TestFallbackSwitchesAndRecovers(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
 	rdb := srv.client(t)
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	l, err := New(rdb, "quota", 10, WithWindow(time.Hour), WithFallback(0.2), WithLogger(logger))
 	if err != nil {

@@ -1,37 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/d19c4e34/itick/internal/testutil"
 	"github.com/d19c4e34/itick/markettest"
 )
-
-// syncBuffer is a bytes.Buffer that run may write while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
 
 // fetchVars returns the "itick" variable from /debug/vars at url.
 func fetchVars(t *testing.T, url string) map[string]float64 {
@@ -94,7 +75,7 @@ func TestHandlerServesTheStats(t *testing.T) {
 func TestRunOffline(t *testing.T) {
 	t.Setenv("ITICK_TOKEN", "")
 	addr = "127.0.0.1:0"
-	var out syncBuffer
+	var out testutil.SyncBuffer
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	done := make(chan error, 1)
