@@ -606,7 +606,7 @@ func TestStream_TokenStaysOutOfLogsAndErrors(t *testing.T) {
 func TestStream_SubscribeWhileReconnecting(t *testing.T) {
 	t.Parallel()
 	sim, srv := startSim(t, wssim.Config{PushInterval: 5 * time.Millisecond})
-	s := openStream(t, srv, "stock", WithDialTimeout(200*time.Millisecond))
+	s := openStream(t, srv, "stock", WithDialTimeout(time.Second))
 	if err := s.Subscribe(within(t), []string{"700$HK"}, ChannelQuote); err != nil {
 		t.Fatal(err)
 	}
