@@ -59,7 +59,9 @@ func openStream(t testing.TB, srv *httptest.Server, class AssetType, opts ...Str
 // within is a bounded safety net for waits in tests.
 func within(t testing.TB) context.Context {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Generous: a passing test never waits for it, and a loaded machine
+	// under the race detector can take seconds over a reconnection.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -256,8 +258,8 @@ func TestStream_HeartbeatNoticesSilentServer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			sim, srv := startSim(t, wssim.Config{PushInterval: 5 * time.Millisecond})
-			s := openStream(t, srv, "crypto", WithHeartbeat(20*time.Millisecond, 100*time.Millisecond),
-				WithDialTimeout(300*time.Millisecond))
+			s := openStream(t, srv, "crypto", WithHeartbeat(50*time.Millisecond, 300*time.Millisecond),
+				WithDialTimeout(2*time.Second))
 			if err := s.Subscribe(within(t), []string{"BTCUSDT$BA"}, ChannelTick); err != nil {
 				t.Fatal(err)
 			}
