@@ -6,11 +6,14 @@ import (
 	"github.com/d19c4e34/itick/internal/wire"
 )
 
-// sameString returns b as a string, reusing s when they are equal: a
-// symbol is usually its map key.
-func sameString(b []byte, s string) string {
+// str returns b as a string, reusing s when they are equal (a symbol is
+// usually its map key), else the interned copy when the state interns.
+func (st *fastState) str(b []byte, s string) string {
 	if string(b) == s {
 		return s
+	}
+	if st.names != nil {
+		return st.names.get(b)
 	}
 	return string(b)
 }
@@ -90,7 +93,7 @@ func fastQuote(st *fastState, key string) (Quote, error) {
 		case 0:
 			var b []byte
 			b, err = d.Str()
-			q.Symbol = sameString(b, key)
+			q.Symbol = st.str(b, key)
 		case 1:
 			q.Last, err = d.Num()
 		case 2:
@@ -124,6 +127,81 @@ func fastQuote(st *fastState, key string) (Quote, error) {
 		}
 	}
 	return q, nil
+}
+
+var tickFields = wire.NewFields("s", "ld", "t", "v", "te", "tu", "ts", "d")
+
+func tickField(k []byte) int {
+	switch string(k) {
+	case "s":
+		return 0
+	case "ld":
+		return 1
+	case "t":
+		return 2
+	case "v":
+		return 3
+	case "te":
+		return 4
+	case "tu":
+		return 5
+	case "ts":
+		return 6
+	case "d":
+		return 7
+	}
+	return tickFields.Fold(k)
+}
+
+func fastTick(st *fastState, key string) (Tick, error) {
+	d := &st.d
+	var t Tick
+	if d.Null() {
+		return t, nil
+	}
+	empty, err := d.Enter('{')
+	if err != nil {
+		return t, err
+	}
+	for more := !empty; more; {
+		k, err := d.Key()
+		if err != nil {
+			return Tick{}, err
+		}
+		var n int
+		switch tickField(k) {
+		case 0:
+			var b []byte
+			b, err = d.Str()
+			t.Symbol = st.str(b, key)
+		case 1:
+			t.Last, err = d.Num()
+		case 2:
+			t.Time, err = readMillis(d)
+		case 3:
+			t.Volume, err = d.Num()
+		case 4:
+			n, err = readInt(d)
+			t.Session = TickSession(n)
+		case 5:
+			t.Turnover, err = d.Num()
+		case 6:
+			n, err = readInt(d)
+			t.Status = TradingStatus(n)
+		case 7:
+			n, err = readInt(d)
+			t.Direction = TradeDirection(n)
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			return Tick{}, err
+		}
+		if more, err = d.Next('}'); err != nil {
+			return Tick{}, err
+		}
+	}
+	return t, nil
 }
 
 var bookFields = wire.NewFields("s", "a", "b")
@@ -168,7 +246,7 @@ func fastBook(st *fastState, key string) (DepthBook, error) {
 		case 0:
 			var b []byte
 			b, err = d.Str()
-			book.Symbol = sameString(b, key)
+			book.Symbol = st.str(b, key)
 		case 1:
 			asks, err = fastLevels(st)
 		case 2:
