@@ -464,6 +464,22 @@ func unmarshalQuote(b []byte, q *Quote) error {
 	return nil
 }
 
+func unmarshalTick(b []byte, t *Tick) error {
+	st := getState(b)
+	v, err := fastTick(st, "")
+	if err == nil {
+		err = st.d.End()
+	}
+	putState(st)
+	if err != nil {
+		if v, err = tickFromWire(b); err != nil {
+			return err
+		}
+	}
+	*t = v
+	return nil
+}
+
 func unmarshalDepthBook(b []byte, book *DepthBook) error {
 	st := getState(b)
 	v, err := fastBook(st, "")
@@ -522,6 +538,15 @@ func quoteFromWire(b []byte) (Quote, error) {
 	return Quote{Symbol: string(w.S), Last: float64(w.Ld), Open: float64(w.O), PrevClose: float64(w.P),
 		High: float64(w.H), Low: float64(w.L), Time: time.Time(w.T), Volume: float64(w.V),
 		Turnover: float64(w.Tu), Status: int(w.TS), Change: float64(w.Ch), ChangePercent: float64(w.Chp)}, nil
+}
+
+func tickFromWire(b []byte) (Tick, error) {
+	var w tickWire
+	if err := unmarshalNested(b, &w); err != nil {
+		return Tick{}, err
+	}
+	return Tick{Symbol: string(w.S), Last: float64(w.Ld), Time: time.Time(w.T), Volume: float64(w.V),
+		Session: TickSession(w.Te), Turnover: float64(w.Tu), Status: TradingStatus(w.TS), Direction: TradeDirection(w.D)}, nil
 }
 
 func depthBookFromWire(b []byte) (DepthBook, error) {
