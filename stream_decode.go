@@ -2,6 +2,7 @@ package itick
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/d19c4e34/itick/internal/wire"
@@ -76,25 +77,35 @@ func messageField(k []byte) int {
 func (p *pushDecoder) decode(frame []byte) (msgKind, Event, error) {
 	d := &p.st.d
 	d.Reset(frame)
-	var resAc, data []byte
-	err := p.scanMessage(&resAc, &data)
+	var m scannedMessage
+	err := p.scanMessage(&m)
 	if err == nil {
 		err = d.End()
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		return msgPush, nil, fmt.Errorf("itick: stream message: %w", err)
-	}
-	if len(resAc) != 0 || len(data) == 0 || string(data) == "null" {
+	case len(m.resAc) != 0 || len(m.data) == 0 || string(m.data) == "null":
 		return msgReply, nil, nil
+	case m.headErr != nil:
+		return msgPush, nil, fmt.Errorf("itick: stream push: %w", m.headErr)
 	}
-	ev, isPush, err := p.push(data)
+	ev, isPush, err := p.push(m.data, &m.head)
 	if err == nil && !isPush {
 		return msgReply, nil, nil
 	}
 	return msgPush, ev, err
 }
 
-func (p *pushDecoder) scanMessage(resAc, data *[]byte) error {
+// scannedMessage is what routes a message: its resAc and data, whose
+// routing fields are read on the way.
+type scannedMessage struct {
+	resAc, data []byte
+	head        pushHead
+	headErr     error // data is no push: it may still be a reply's
+}
+
+func (p *pushDecoder) scanMessage(m *scannedMessage) error {
 	d := &p.st.d
 	empty, err := d.Enter('{')
 	if err != nil {
@@ -107,9 +118,9 @@ func (p *pushDecoder) scanMessage(resAc, data *[]byte) error {
 		}
 		switch messageField(k) {
 		case 1:
-			*resAc, err = d.Str()
+			m.resAc, err = d.Str()
 		case 3:
-			*data, err = d.Raw()
+			err = p.scanData(m)
 		default:
 			err = d.Skip()
 		}
@@ -121,6 +132,27 @@ func (p *pushDecoder) scanMessage(resAc, data *[]byte) error {
 		}
 	}
 	return nil
+}
+
+// scanData reads data's routing fields in the pass that finds where it
+// ends; data a push could not be is read again as a plain value.
+func (p *pushDecoder) scanData(m *scannedMessage) error {
+	d := &p.st.d
+	mark := d.Mark()
+	m.head, m.headErr = pushHead{}, nil
+	if d.Peek() == '{' {
+		if m.headErr = p.head(&m.head); m.headErr == nil {
+			m.data = d.Since(mark)
+			return nil
+		}
+		d.Rewind(mark)
+	}
+	var err error
+	m.data, err = d.Raw()
+	if err == nil && m.headErr == nil && string(m.data) != "null" {
+		m.headErr = errors.New("data is not an object")
+	}
+	return err
 }
 
 // decodeReply decodes a message that is not a push.
@@ -202,13 +234,8 @@ func (p *pushDecoder) head(h *pushHead) error {
 // in the legacy form, and any other by data.type. The event names the
 // product as it was subscribed. isPush is false for data that names no
 // product, type or candle.
-func (p *pushDecoder) push(data []byte) (ev Event, isPush bool, err error) {
+func (p *pushDecoder) push(data []byte, h *pushHead) (ev Event, isPush bool, err error) {
 	d := &p.st.d
-	d.Reset(data)
-	var h pushHead
-	if err := p.head(&h); err != nil {
-		return nil, true, fmt.Errorf("itick: stream push: %w", err)
-	}
 	if len(h.s) == 0 && len(h.typ) == 0 && !h.hasK {
 		return nil, false, nil
 	}
@@ -267,7 +294,17 @@ func (p *pushDecoder) push(data []byte) (ev Event, isPush bool, err error) {
 
 // decodePushJSON decodes one push's data on its own.
 func decodePushJSON(data []byte, match matcher) (Event, error) {
-	ev, isPush, err := newPushDecoder(match).push(data)
+	p := newPushDecoder(match)
+	p.st.d.Reset(data)
+	var h pushHead
+	err := p.head(&h)
+	if err == nil {
+		err = p.st.d.End()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("itick: stream push: %w", err)
+	}
+	ev, isPush, err := p.push(data, &h)
 	if err == nil && !isPush {
 		return nil, fmt.Errorf("itick: stream push names no product, type or candle")
 	}
