@@ -44,36 +44,6 @@ func readMillis(d *wire.Decoder) (time.Time, error) {
 
 var quoteFields = wire.NewFields("s", "ld", "o", "p", "h", "l", "t", "v", "tu", "ts", "ch", "chp")
 
-func quoteField(k []byte) int {
-	switch string(k) {
-	case "s":
-		return 0
-	case "ld":
-		return 1
-	case "o":
-		return 2
-	case "p":
-		return 3
-	case "h":
-		return 4
-	case "l":
-		return 5
-	case "t":
-		return 6
-	case "v":
-		return 7
-	case "tu":
-		return 8
-	case "ts":
-		return 9
-	case "ch":
-		return 10
-	case "chp":
-		return 11
-	}
-	return quoteFields.Fold(k)
-}
-
 func fastQuote(st *fastState, key string) (Quote, error) {
 	d := &st.d
 	var q Quote
@@ -89,7 +59,7 @@ func fastQuote(st *fastState, key string) (Quote, error) {
 		if err != nil {
 			return Quote{}, err
 		}
-		switch quoteField(k) {
+		switch quoteFields.Index(k) {
 		case 0:
 			var b []byte
 			b, err = d.Str()
@@ -131,28 +101,6 @@ func fastQuote(st *fastState, key string) (Quote, error) {
 
 var tickFields = wire.NewFields("s", "ld", "t", "v", "te", "tu", "ts", "d")
 
-func tickField(k []byte) int {
-	switch string(k) {
-	case "s":
-		return 0
-	case "ld":
-		return 1
-	case "t":
-		return 2
-	case "v":
-		return 3
-	case "te":
-		return 4
-	case "tu":
-		return 5
-	case "ts":
-		return 6
-	case "d":
-		return 7
-	}
-	return tickFields.Fold(k)
-}
-
 func fastTick(st *fastState, key string) (Tick, error) {
 	d := &st.d
 	var t Tick
@@ -169,7 +117,7 @@ func fastTick(st *fastState, key string) (Tick, error) {
 			return Tick{}, err
 		}
 		var n int
-		switch tickField(k) {
+		switch tickFields.Index(k) {
 		case 0:
 			var b []byte
 			b, err = d.Str()
@@ -206,18 +154,6 @@ func fastTick(st *fastState, key string) (Tick, error) {
 
 var bookFields = wire.NewFields("s", "a", "b")
 
-func bookField(k []byte) int {
-	switch string(k) {
-	case "s":
-		return 0
-	case "a":
-		return 1
-	case "b":
-		return 2
-	}
-	return bookFields.Fold(k)
-}
-
 // levelSpan is where one side's levels sit in the scratch buffer; isSet
 // tells an array (even empty) from null or absence, which leave nil.
 type levelSpan struct {
@@ -242,7 +178,7 @@ func fastBook(st *fastState, key string) (DepthBook, error) {
 		if err != nil {
 			return DepthBook{}, err
 		}
-		switch bookField(k) {
+		switch bookFields.Index(k) {
 		case 0:
 			var b []byte
 			b, err = d.Str()
@@ -303,20 +239,6 @@ func fastLevels(st *fastState) (levelSpan, error) {
 
 var levelFields = wire.NewFields("po", "p", "v", "o")
 
-func levelField(k []byte) int {
-	switch string(k) {
-	case "po":
-		return 0
-	case "p":
-		return 1
-	case "v":
-		return 2
-	case "o":
-		return 3
-	}
-	return levelFields.Fold(k)
-}
-
 func fastLevel(d *wire.Decoder) (DepthLevel, error) {
 	var l DepthLevel
 	if d.Null() {
@@ -331,7 +253,7 @@ func fastLevel(d *wire.Decoder) (DepthLevel, error) {
 		if err != nil {
 			return DepthLevel{}, err
 		}
-		switch levelField(k) {
+		switch levelFields.Index(k) {
 		case 0:
 			l.Level, err = readInt(d)
 		case 1:
@@ -383,26 +305,6 @@ func fastSeries(st *fastState, _ string) ([]Kline, error) {
 
 var klineFields = wire.NewFields("t", "o", "h", "l", "c", "v", "tu")
 
-func klineField(k []byte) int {
-	switch string(k) {
-	case "t":
-		return 0
-	case "o":
-		return 1
-	case "h":
-		return 2
-	case "l":
-		return 3
-	case "c":
-		return 4
-	case "v":
-		return 5
-	case "tu":
-		return 6
-	}
-	return klineFields.Fold(k)
-}
-
 func fastKline(d *wire.Decoder) (Kline, error) {
 	var k Kline
 	if d.Null() {
@@ -417,7 +319,7 @@ func fastKline(d *wire.Decoder) (Kline, error) {
 		if err != nil {
 			return Kline{}, err
 		}
-		switch klineField(key) {
+		switch klineFields.Index(key) {
 		case 0:
 			k.Time, err = readMillis(d)
 		case 1:

@@ -57,20 +57,6 @@ const (
 
 var messageFields = wire.NewFields("code", "resAc", "msg", "data")
 
-func messageField(k []byte) int {
-	switch string(k) {
-	case "code":
-		return 0
-	case "resAc":
-		return 1
-	case "msg":
-		return 2
-	case "data":
-		return 3
-	}
-	return messageFields.Fold(k)
-}
-
 // decode reads one message. A message with a resAc, or without data, is a
 // reply; so is one whose data names no product, type or candle (the
 // connect message carries none). Anything else is a push, decoded here.
@@ -116,7 +102,7 @@ func (p *pushDecoder) scanMessage(m *scannedMessage) error {
 		if err != nil {
 			return err
 		}
-		switch messageField(k) {
+		switch messageFields.Index(k) {
 		case 1:
 			m.resAc, err = d.Str()
 		case 3:
@@ -175,22 +161,6 @@ type pushHead struct {
 
 var pushFields = wire.NewFields("s", "r", "type", "t", "k")
 
-func pushField(k []byte) int {
-	switch string(k) {
-	case "s":
-		return 0
-	case "r":
-		return 1
-	case "type":
-		return 2
-	case "t":
-		return 3
-	case "k":
-		return 4
-	}
-	return pushFields.Fold(k)
-}
-
 // head reads a push's routing fields, skipping the model's.
 func (p *pushDecoder) head(h *pushHead) error {
 	d := &p.st.d
@@ -203,7 +173,7 @@ func (p *pushDecoder) head(h *pushHead) error {
 		if err != nil {
 			return err
 		}
-		switch pushField(key) {
+		switch pushFields.Index(key) {
 		case 0:
 			h.s, err = d.Str()
 		case 1:

@@ -576,16 +576,27 @@ func ParseFloat(b []byte) (float64, error) {
 // encoding/json matches struct fields: exactly, or else under its case
 // folding (which also maps 'ſ' to 's' and the Kelvin sign to 'k').
 type Fields struct {
-	folded []string
+	names, folded []string
 }
 
 // NewFields returns a matcher for names; Index reports positions in it.
 func NewFields(names ...string) *Fields {
-	f := &Fields{folded: make([]string, len(names))}
+	f := &Fields{names: names, folded: make([]string, len(names))}
 	for i, n := range names {
 		f.folded[i] = string(appendFolded(nil, []byte(n)))
 	}
 	return f
+}
+
+// Index returns the position of the name key matches, exactly or else
+// under case folding, or -1: where a model's decoder looks up each key.
+func (f *Fields) Index(key []byte) int {
+	for i, n := range f.names {
+		if n == string(key) {
+			return i
+		}
+	}
+	return f.Fold(key)
 }
 
 // Fold returns the index of the name key matches under case folding, or -1.
