@@ -31,6 +31,17 @@ func (r *refQuote) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+type refTick Tick
+
+func (r *refTick) UnmarshalJSON(b []byte) error {
+	t, err := tickFromWire(b)
+	if err != nil {
+		return err
+	}
+	*r = refTick(t)
+	return nil
+}
+
 type refLevel DepthLevel
 
 func (r *refLevel) UnmarshalJSON(b []byte) error {
@@ -250,6 +261,16 @@ func checkModelsEquivalent(t testing.TB, b []byte) {
 	var rq refQuote
 	rqErr := json.Unmarshal(b, &rq)
 	compare("Quote", q, qerr, Quote(rq), rqErr, func() (any, error) { var v Quote; err := json.Unmarshal(b, &v); return v, err })
+
+	st = getState(b)
+	tk, terr := fastTick(st, "")
+	if terr == nil {
+		terr = st.d.End()
+	}
+	putState(st)
+	var rt refTick
+	rtErr := json.Unmarshal(b, &rt)
+	compare("Tick", tk, terr, Tick(rt), rtErr, func() (any, error) { var v Tick; err := json.Unmarshal(b, &v); return v, err })
 
 	st = getState(b)
 	book, berr := fastBook(st, "")

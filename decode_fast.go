@@ -28,6 +28,7 @@ type fastState struct {
 	books  []keyed[DepthBook]
 	series []keyed[[]Kline]
 	book   DepthBook
+	names  interner // nil: no interning (a pooled state)
 }
 
 type keyed[T any] struct {

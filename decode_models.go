@@ -6,11 +6,14 @@ import (
 	"github.com/d19c4e34/itick/internal/wire"
 )
 
-// sameString returns b as a string, reusing s when they are equal: a
-// symbol is usually its map key.
-func sameString(b []byte, s string) string {
+// str returns b as a string, reusing s when they are equal (a symbol is
+// usually its map key), else the interned copy when the state interns.
+func (st *fastState) str(b []byte, s string) string {
 	if string(b) == s {
 		return s
+	}
+	if st.names != nil {
+		return st.names.get(b)
 	}
 	return string(b)
 }
@@ -41,36 +44,6 @@ func readMillis(d *wire.Decoder) (time.Time, error) {
 
 var quoteFields = wire.NewFields("s", "ld", "o", "p", "h", "l", "t", "v", "tu", "ts", "ch", "chp")
 
-func quoteField(k []byte) int {
-	switch string(k) {
-	case "s":
-		return 0
-	case "ld":
-		return 1
-	case "o":
-		return 2
-	case "p":
-		return 3
-	case "h":
-		return 4
-	case "l":
-		return 5
-	case "t":
-		return 6
-	case "v":
-		return 7
-	case "tu":
-		return 8
-	case "ts":
-		return 9
-	case "ch":
-		return 10
-	case "chp":
-		return 11
-	}
-	return quoteFields.Fold(k)
-}
-
 func fastQuote(st *fastState, key string) (Quote, error) {
 	d := &st.d
 	var q Quote
@@ -86,11 +59,11 @@ func fastQuote(st *fastState, key string) (Quote, error) {
 		if err != nil {
 			return Quote{}, err
 		}
-		switch quoteField(k) {
+		switch quoteFields.Index(k) {
 		case 0:
 			var b []byte
 			b, err = d.Str()
-			q.Symbol = sameString(b, key)
+			q.Symbol = st.str(b, key)
 		case 1:
 			q.Last, err = d.Num()
 		case 2:
@@ -126,19 +99,60 @@ func fastQuote(st *fastState, key string) (Quote, error) {
 	return q, nil
 }
 
-var bookFields = wire.NewFields("s", "a", "b")
+var tickFields = wire.NewFields("s", "ld", "t", "v", "te", "tu", "ts", "d")
 
-func bookField(k []byte) int {
-	switch string(k) {
-	case "s":
-		return 0
-	case "a":
-		return 1
-	case "b":
-		return 2
+func fastTick(st *fastState, key string) (Tick, error) {
+	d := &st.d
+	var t Tick
+	if d.Null() {
+		return t, nil
 	}
-	return bookFields.Fold(k)
+	empty, err := d.Enter('{')
+	if err != nil {
+		return t, err
+	}
+	for more := !empty; more; {
+		k, err := d.Key()
+		if err != nil {
+			return Tick{}, err
+		}
+		var n int
+		switch tickFields.Index(k) {
+		case 0:
+			var b []byte
+			b, err = d.Str()
+			t.Symbol = st.str(b, key)
+		case 1:
+			t.Last, err = d.Num()
+		case 2:
+			t.Time, err = readMillis(d)
+		case 3:
+			t.Volume, err = d.Num()
+		case 4:
+			n, err = readInt(d)
+			t.Session = TickSession(n)
+		case 5:
+			t.Turnover, err = d.Num()
+		case 6:
+			n, err = readInt(d)
+			t.Status = TradingStatus(n)
+		case 7:
+			n, err = readInt(d)
+			t.Direction = TradeDirection(n)
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			return Tick{}, err
+		}
+		if more, err = d.Next('}'); err != nil {
+			return Tick{}, err
+		}
+	}
+	return t, nil
 }
+
+var bookFields = wire.NewFields("s", "a", "b")
 
 // levelSpan is where one side's levels sit in the scratch buffer; isSet
 // tells an array (even empty) from null or absence, which leave nil.
@@ -164,11 +178,11 @@ func fastBook(st *fastState, key string) (DepthBook, error) {
 		if err != nil {
 			return DepthBook{}, err
 		}
-		switch bookField(k) {
+		switch bookFields.Index(k) {
 		case 0:
 			var b []byte
 			b, err = d.Str()
-			book.Symbol = sameString(b, key)
+			book.Symbol = st.str(b, key)
 		case 1:
 			asks, err = fastLevels(st)
 		case 2:
@@ -225,20 +239,6 @@ func fastLevels(st *fastState) (levelSpan, error) {
 
 var levelFields = wire.NewFields("po", "p", "v", "o")
 
-func levelField(k []byte) int {
-	switch string(k) {
-	case "po":
-		return 0
-	case "p":
-		return 1
-	case "v":
-		return 2
-	case "o":
-		return 3
-	}
-	return levelFields.Fold(k)
-}
-
 func fastLevel(d *wire.Decoder) (DepthLevel, error) {
 	var l DepthLevel
 	if d.Null() {
@@ -253,7 +253,7 @@ func fastLevel(d *wire.Decoder) (DepthLevel, error) {
 		if err != nil {
 			return DepthLevel{}, err
 		}
-		switch levelField(k) {
+		switch levelFields.Index(k) {
 		case 0:
 			l.Level, err = readInt(d)
 		case 1:
@@ -305,26 +305,6 @@ func fastSeries(st *fastState, _ string) ([]Kline, error) {
 
 var klineFields = wire.NewFields("t", "o", "h", "l", "c", "v", "tu")
 
-func klineField(k []byte) int {
-	switch string(k) {
-	case "t":
-		return 0
-	case "o":
-		return 1
-	case "h":
-		return 2
-	case "l":
-		return 3
-	case "c":
-		return 4
-	case "v":
-		return 5
-	case "tu":
-		return 6
-	}
-	return klineFields.Fold(k)
-}
-
 func fastKline(d *wire.Decoder) (Kline, error) {
 	var k Kline
 	if d.Null() {
@@ -339,7 +319,7 @@ func fastKline(d *wire.Decoder) (Kline, error) {
 		if err != nil {
 			return Kline{}, err
 		}
-		switch klineField(key) {
+		switch klineFields.Index(key) {
 		case 0:
 			k.Time, err = readMillis(d)
 		case 1:
@@ -383,6 +363,22 @@ func unmarshalQuote(b []byte, q *Quote) error {
 		}
 	}
 	*q = v
+	return nil
+}
+
+func unmarshalTick(b []byte, t *Tick) error {
+	st := getState(b)
+	v, err := fastTick(st, "")
+	if err == nil {
+		err = st.d.End()
+	}
+	putState(st)
+	if err != nil {
+		if v, err = tickFromWire(b); err != nil {
+			return err
+		}
+	}
+	*t = v
 	return nil
 }
 
@@ -444,6 +440,15 @@ func quoteFromWire(b []byte) (Quote, error) {
 	return Quote{Symbol: string(w.S), Last: float64(w.Ld), Open: float64(w.O), PrevClose: float64(w.P),
 		High: float64(w.H), Low: float64(w.L), Time: time.Time(w.T), Volume: float64(w.V),
 		Turnover: float64(w.Tu), Status: int(w.TS), Change: float64(w.Ch), ChangePercent: float64(w.Chp)}, nil
+}
+
+func tickFromWire(b []byte) (Tick, error) {
+	var w tickWire
+	if err := unmarshalNested(b, &w); err != nil {
+		return Tick{}, err
+	}
+	return Tick{Symbol: string(w.S), Last: float64(w.Ld), Time: time.Time(w.T), Volume: float64(w.V),
+		Session: TickSession(w.Te), Turnover: float64(w.Tu), Status: TradingStatus(w.TS), Direction: TradeDirection(w.D)}, nil
 }
 
 func depthBookFromWire(b []byte) (DepthBook, error) {

@@ -129,20 +129,6 @@ func checkEnvelope(path string, status int, header http.Header, body []byte, red
 
 var envelopeFields = wire.NewFields("code", "msg", "message", "data")
 
-func envelopeField(k []byte) int {
-	switch string(k) {
-	case "code":
-		return 0
-	case "msg":
-		return 1
-	case "message":
-		return 2
-	case "data":
-		return 3
-	}
-	return envelopeFields.Fold(k)
-}
-
 // scannedEnvelope is an envelope as scanEnvelope reads it: values and
 // presence flags, so that nothing in it needs the heap.
 type scannedEnvelope struct {
@@ -188,7 +174,7 @@ func scanEnvelope(st *fastState, kind fastKind, e *scannedEnvelope) error {
 		if err != nil {
 			return err
 		}
-		switch envelopeField(k) {
+		switch envelopeFields.Index(k) {
 		case 0:
 			if e.hasCode = !d.Null(); e.hasCode {
 				e.code, err = readCode(d)

@@ -496,7 +496,8 @@ func (s *Stream) matcher(sh *shard) matcher {
 		}
 		var best owned
 		found := false
-		for _, o := range (*idx)[strings.ToUpper(p.code)] {
+		var arr [64]byte
+		for _, o := range (*idx)[string(upperKey(arr[:0], p.code))] {
 			if p.region != "" && !strings.EqualFold(string(p.region), string(o.sym.region)) ||
 				p.exchange != "" && !strings.EqualFold(p.exchange, o.sym.exchange) {
 				continue
@@ -507,6 +508,22 @@ func (s *Stream) matcher(sh *shard) matcher {
 		}
 		return best.sym, found
 	}
+}
+
+// upperKey appends code as reindex keys it, without allocating for the
+// ASCII codes pushes carry (a push may name "xauusd" for XAUUSD).
+func upperKey(dst []byte, code string) []byte {
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		if c >= 0x80 {
+			return append(dst[:0], strings.ToUpper(code)...)
+		}
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 func (s *Stream) logf(level slog.Level, msg string, args ...any) {

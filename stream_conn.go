@@ -404,10 +404,15 @@ func (ss *session) heartbeat(interval, timeout time.Duration) {
 func (ss *session) read() {
 	defer close(ss.done)
 	s := ss.sh.s
-	match := s.matcher(ss.sh)
+	dec := newPushDecoder(s.matcher(ss.sh))
+	// The reads take a context that never ends, which costs the WebSocket
+	// library nothing per frame; the session's context ends them by
+	// closing the connection instead.
+	stop := context.AfterFunc(ss.ctx, func() { ss.conn.CloseNow() })
+	defer stop()
 	var buf bytes.Buffer
 	for {
-		_, r, err := ss.conn.Reader(ss.ctx)
+		_, r, err := ss.conn.Reader(context.Background())
 		if err == nil {
 			buf.Reset()
 			_, err = buf.ReadFrom(r)
@@ -416,16 +421,20 @@ func (ss *session) read() {
 			ss.cancel(fmt.Errorf("itick: stream read: %w", err))
 			return
 		}
-		var m message
-		if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
-			// A reply whose data has an unexpected shape ("data":[] on
-			// an acknowledgement, a string on a pong) is still a reply.
-			var loose looseMessage
-			if json.Unmarshal(buf.Bytes(), &loose) != nil || loose.ResAc == "" {
-				s.emit(ErrorEvent{Conn: ss.sh.id, Err: s.cleanErr(fmt.Errorf("itick: stream message: %w", err))})
+		kind, ev, err := dec.decode(buf.Bytes())
+		if kind == msgPush {
+			if err != nil {
+				s.emit(ErrorEvent{Conn: ss.sh.id, Err: s.cleanErr(err)})
 				continue
 			}
-			m = message{Code: loose.Code, ResAc: loose.ResAc, Msg: loose.Msg}
+			s.received.Add(1)
+			s.emit(ev)
+			continue
+		}
+		m, err := decodeReply(buf.Bytes())
+		if err != nil {
+			s.emit(ErrorEvent{Conn: ss.sh.id, Err: s.cleanErr(err)})
+			continue
 		}
 		// Route by resAc, then by what data holds, never by code: code
 		// is 1 on success here, 0 on the legacy kline push, and absent
@@ -434,25 +443,15 @@ func (ss *session) read() {
 		case m.ResAc == "pong":
 			offer(ss.pongs, struct{}{})
 		case m.ResAc == "auth":
-			offer(ss.auth, &m)
+			offer(ss.auth, m)
 		case m.ResAc == "subscribe" || m.ResAc == "unsubscribe":
-			offer(ss.acks, &m)
+			offer(ss.acks, m)
 		case m.ResAc != "":
 			// A reply to nothing the SDK sends.
-		case m.Data == nil || m.Data.S == "" && m.Data.Type == "" && m.Data.K == nil:
+		case hasErrorText(string(m.Msg)):
 			// Not a push: the connect message, or a refusal of the token
 			// that names no action.
-			if hasErrorText(string(m.Msg)) {
-				offer(ss.auth, &m)
-			}
-		default:
-			ev, err := decodePush(m.Data, match)
-			if err != nil {
-				s.emit(ErrorEvent{Conn: ss.sh.id, Err: s.cleanErr(err)})
-				continue
-			}
-			s.received.Add(1)
-			s.emit(ev)
+			offer(ss.auth, m)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package itick
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -241,119 +240,16 @@ func cutLast(s string, sep byte) (before, after string, found bool) {
 	return s, "", false
 }
 
-// message is any message the service sends over a stream connection,
-// decoded in one pass: a push's data is flat, so one struct holds every
-// field any push type carries.
+// message is a reply the service sends over a stream connection: what
+// routes it and what an acknowledgement says.
 type message struct {
-	Code  envCode   `json:"code"`
-	ResAc str       `json:"resAc"`
-	Msg   str       `json:"msg"`
-	Data  *pushWire `json:"data"`
-}
-
-// pushWire is the data of any push. T is the time in Unix ms, except in
-// the legacy kline form, where it is the kType and K holds the candle.
-type pushWire struct {
-	S    str              `json:"s"`
-	R    str              `json:"r"`
-	Type str              `json:"type"`
-	Ld   num              `json:"ld"`
-	O    num              `json:"o"`
-	P    num              `json:"p"`
-	H    num              `json:"h"`
-	L    num              `json:"l"`
-	C    num              `json:"c"`
-	T    num              `json:"t"`
-	V    num              `json:"v"`
-	Tu   num              `json:"tu"`
-	TS   integer          `json:"ts"`
-	Te   integer          `json:"te"`
-	Ch   num              `json:"ch"`
-	Chp  num              `json:"chp"`
-	A    []depthLevelWire `json:"a"`
-	B    []depthLevelWire `json:"b"`
-	K    *klineWire       `json:"k"`
+	Code  envCode
+	ResAc str
+	Msg   str
 }
 
 // matcher finds the subscription a pushed product belongs to, if any.
 type matcher func(pushed streamSymbol) (streamSymbol, bool)
-
-// decodePushJSON decodes one push's data; the reader decodes whole
-// messages instead.
-func decodePushJSON(data []byte, match matcher) (Event, error) {
-	var w pushWire
-	if err := json.Unmarshal(data, &w); err != nil {
-		return nil, fmt.Errorf("itick: stream push: %w", err)
-	}
-	return decodePush(&w, match)
-}
-
-// decodePush turns a push's data into an event, routed by its type: a
-// kline push by its k, in the legacy form, and any other by data.type.
-// match names the product as it was subscribed.
-func decodePush(w *pushWire, match matcher) (Event, error) {
-	sym := pushedSymbol(string(w.S), Region(w.R))
-	if match != nil {
-		if sub, ok := match(sym); ok {
-			sym = sub
-		}
-	}
-	code, reg, exch := sym.code, sym.region, sym.exchange
-	if w.K != nil && w.Type == "" {
-		kt := Interval(w.T)
-		if float64(kt) != float64(w.T) || !kt.valid() {
-			return nil, fmt.Errorf("itick: stream kline push for %s: bad kType %v", code, float64(w.T))
-		}
-		k := w.K
-		return KlineEvent{Code: code, Region: reg, Exchange: exch, Interval: kt, Kline: Kline{Time: time.Time(k.T),
-			Open: float64(k.O), High: float64(k.H), Low: float64(k.L), Close: float64(k.C),
-			Volume: float64(k.V), Turnover: float64(k.Tu)}}, nil
-	}
-	t, err := pushTime(w.T)
-	if err != nil {
-		return nil, fmt.Errorf("itick: stream %s push for %s: %w", string(w.Type), code, err)
-	}
-	switch typ := Channel(w.Type); typ {
-	case ChannelQuote:
-		return QuoteEvent{Code: code, Region: reg, Exchange: exch, Quote: Quote{Symbol: code, Last: float64(w.Ld),
-			Open: float64(w.O), PrevClose: float64(w.P), High: float64(w.H), Low: float64(w.L), Time: t,
-			Volume: float64(w.V), Turnover: float64(w.Tu), Status: int(w.TS), Change: float64(w.Ch),
-			ChangePercent: float64(w.Chp)}}, nil
-	case ChannelTick:
-		return TickEvent{Code: code, Region: reg, Exchange: exch, Tick: Tick{Symbol: code, Last: float64(w.Ld), Time: t,
-			Volume: float64(w.V), Session: TickSession(w.Te), Turnover: float64(w.Tu),
-			Status: TradingStatus(w.TS)}}, nil
-	case ChannelDepth:
-		return DepthEvent{Code: code, Region: reg, Exchange: exch, Depth: DepthBook{Symbol: code,
-			Asks: depthLevels(w.A), Bids: depthLevels(w.B)}}, nil
-	default:
-		iv := typ.klineInterval()
-		if iv == 0 {
-			return nil, fmt.Errorf("itick: stream push for %s: unknown type %q", code, string(w.Type))
-		}
-		return KlineEvent{Code: code, Region: reg, Exchange: exch, Interval: iv, Kline: Kline{Time: t, Open: float64(w.O),
-			High: float64(w.H), Low: float64(w.L), Close: float64(w.C), Volume: float64(w.V),
-			Turnover: float64(w.Tu)}}, nil
-	}
-}
-
-// pushTime reads a push's t with the rules of every other Unix-ms field.
-func pushTime(f num) (time.Time, error) {
-	var m millis
-	err := m.UnmarshalJSON(strconv.AppendFloat(make([]byte, 0, 24), float64(f), 'f', -1, 64))
-	return time.Time(m), err
-}
-
-func depthLevels(ws []depthLevelWire) []DepthLevel {
-	if ws == nil {
-		return nil
-	}
-	out := make([]DepthLevel, len(ws))
-	for i, w := range ws {
-		out[i] = DepthLevel{Level: int(w.Po), Price: float64(w.P), Volume: float64(w.V), Orders: float64(w.O)}
-	}
-	return out
-}
 
 // pushedSymbol reads a push's s, which may carry a $REGION or
 // $EXCHANGE$REGION suffix, and r, which gives the region when present.

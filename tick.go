@@ -107,13 +107,7 @@ type tickWire struct {
 
 // UnmarshalJSON decodes the wire form, tolerating numbers sent as strings.
 func (t *Tick) UnmarshalJSON(b []byte) error {
-	var w tickWire
-	if err := unmarshalNested(b, &w); err != nil {
-		return err
-	}
-	*t = Tick{Symbol: string(w.S), Last: float64(w.Ld), Time: time.Time(w.T), Volume: float64(w.V),
-		Session: TickSession(w.Te), Turnover: float64(w.Tu), Status: TradingStatus(w.TS), Direction: TradeDirection(w.D)}
-	return nil
+	return unmarshalTick(b, t)
 }
 
 // MarshalJSON encodes the service's wire form.

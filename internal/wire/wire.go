@@ -432,22 +432,14 @@ func (d *Decoder) number() (float64, error) {
 	case i < len(b) && b[i] == '0':
 		i, digits = i+1, 1
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for ; i < len(b) && isDigit(b[i]); i++ {
-			mant = mant*10 + uint64(b[i]-'0')
-			digits++
-		}
+		mant, digits, i = digitsFrom(b, i, 0)
 	default:
 		_, err := d.scanNumber() // for its error
 		return 0, err
 	}
 	if i < len(b) && b[i] == '.' {
-		i++
-		fs := i
-		for ; i < len(b) && isDigit(b[i]); i++ {
-			mant = mant*10 + uint64(b[i]-'0')
-			digits++
-		}
-		frac = i - fs
+		mant, frac, i = digitsFrom(b, i+1, mant)
+		digits += frac
 	}
 	if frac == 0 && i > start && b[i-1] == '.' || i < len(b) && (b[i] == 'e' || b[i] == 'E') ||
 		digits > 19 || mant > 1<<53 || frac >= len(pow10) {
@@ -458,6 +450,23 @@ func (d *Decoder) number() (float64, error) {
 		return ParseFloat(lit)
 	}
 	d.pos = i
+	return exact(mant, frac, neg), nil
+}
+
+// digitsFrom adds the decimal digits of b from i to mant: the mantissa,
+// how many digits it took and where they end. Both number paths (the
+// scanner's and ParseFloat's) read decimals with it.
+func digitsFrom(b []byte, i int, mant uint64) (uint64, int, int) {
+	start := i
+	for ; i < len(b) && isDigit(b[i]); i++ {
+		mant = mant*10 + uint64(b[i]-'0')
+	}
+	return mant, i - start, i
+}
+
+// exact is mant / 10^frac, negated if neg, for the plain decimals ParseFloat
+// explains are exact.
+func exact(mant uint64, frac int, neg bool) float64 {
 	f := float64(mant)
 	if frac > 0 {
 		f /= pow10[frac]
@@ -465,7 +474,7 @@ func (d *Decoder) number() (float64, error) {
 	if neg {
 		f = -f
 	}
-	return f, nil
+	return f
 }
 
 // Str reads a string as the SDK's str type does: a string, null (empty), or
@@ -534,33 +543,17 @@ func ParseFloat(b []byte) (float64, error) {
 	if len(b) > 0 && b[0] == '-' {
 		i, neg = 1, true
 	}
-	var mant uint64
-	digits, frac := 0, 0
-	for ; i < len(b) && isDigit(b[i]); i++ {
-		mant = mant*10 + uint64(b[i]-'0')
-		digits++
-	}
+	mant, digits, i := digitsFrom(b, i, 0)
+	frac := 0
 	if i < len(b) && b[i] == '.' {
-		i++
-		fs := i
-		for ; i < len(b) && isDigit(b[i]); i++ {
-			mant = mant*10 + uint64(b[i]-'0')
-			digits++
-		}
-		frac = i - fs
+		mant, frac, i = digitsFrom(b, i+1, mant)
+		digits += frac
 		if frac == 0 {
 			digits = 0 // "5." is left to strconv
 		}
 	}
 	if i == len(b) && digits > 0 && digits <= 19 && mant <= 1<<53 && frac < len(pow10) {
-		f := float64(mant)
-		if frac > 0 {
-			f /= pow10[frac]
-		}
-		if neg {
-			f = -f
-		}
-		return f, nil
+		return exact(mant, frac, neg), nil
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
 	if err != nil || math.IsInf(f, 0) {
@@ -576,16 +569,27 @@ func ParseFloat(b []byte) (float64, error) {
 // encoding/json matches struct fields: exactly, or else under its case
 // folding (which also maps 'ſ' to 's' and the Kelvin sign to 'k').
 type Fields struct {
-	folded []string
+	names, folded []string
 }
 
 // NewFields returns a matcher for names; Index reports positions in it.
 func NewFields(names ...string) *Fields {
-	f := &Fields{folded: make([]string, len(names))}
+	f := &Fields{names: names, folded: make([]string, len(names))}
 	for i, n := range names {
 		f.folded[i] = string(appendFolded(nil, []byte(n)))
 	}
 	return f
+}
+
+// Index returns the position of the name key matches, exactly or else
+// under case folding, or -1: where a model's decoder looks up each key.
+func (f *Fields) Index(key []byte) int {
+	for i, n := range f.names {
+		if n == string(key) {
+			return i
+		}
+	}
+	return f.Fold(key)
 }
 
 // Fold returns the index of the name key matches under case folding, or -1.

@@ -196,3 +196,12 @@ func TestNumAndStr(t *testing.T) {
 		}
 	}
 }
+
+func TestFieldsIndex(t *testing.T) {
+	f := NewFields("s", "ld", "chp")
+	for key, want := range map[string]int{"s": 0, "ld": 1, "chp": 2, "LD": 1, "ſ": 0, "Chp": 2, "x": -1, "": -1} {
+		if got := f.Index([]byte(key)); got != want {
+			t.Errorf("Index(%q) = %d, want %d", key, got, want)
+		}
+	}
+}

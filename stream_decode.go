@@ -1,0 +1,282 @@
+package itick
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/d19c4e34/itick/internal/wire"
+)
+
+// A connection's pushes are decoded straight from the frame into the
+// typed event, with the same per-model decoders REST responses use
+// (decode_models.go): a push's data is the model's object plus s, r and
+// type. Replies (auth, subscribe, pong) are rare and decoded with
+// encoding/json into message.
+
+// maxInterned bounds the strings a connection keeps for reuse, so that a
+// server sending ever new symbols costs an allocation each, not memory
+// without limit.
+const maxInterned = 4096
+
+// interner returns one string per distinct byte sequence it has seen:
+// codes and regions repeat in every push of a connection.
+type interner map[string]string
+
+func (in interner) get(b []byte) string {
+	if s, ok := in[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(in) < maxInterned && len(b) <= 64 {
+		in[s] = s
+	}
+	return s
+}
+
+// pushDecoder decodes the messages of one connection; only its reader
+// uses it, so its scratch and interned strings need no lock.
+type pushDecoder struct {
+	st    fastState
+	match matcher
+}
+
+func newPushDecoder(match matcher) *pushDecoder {
+	p := &pushDecoder{match: match}
+	p.st.names = make(interner)
+	return p
+}
+
+// msgKind is what a message turned out to be.
+type msgKind uint8
+
+const (
+	msgPush  msgKind = iota // a push: ev or err is set
+	msgReply                // anything else: decode with decodeReply
+)
+
+var messageFields = wire.NewFields("code", "resAc", "msg", "data")
+
+// decode reads one message. A message with a resAc, or without data, is a
+// reply; so is one whose data names no product, type or candle (the
+// connect message carries none). Anything else is a push, decoded here.
+func (p *pushDecoder) decode(frame []byte) (msgKind, Event, error) {
+	d := &p.st.d
+	d.Reset(frame)
+	var m scannedMessage
+	err := p.scanMessage(&m)
+	if err == nil {
+		err = d.End()
+	}
+	switch {
+	case err != nil:
+		return msgPush, nil, fmt.Errorf("itick: stream message: %w", err)
+	case len(m.resAc) != 0 || len(m.data) == 0 || string(m.data) == "null":
+		return msgReply, nil, nil
+	case m.headErr != nil:
+		return msgPush, nil, fmt.Errorf("itick: stream push: %w", m.headErr)
+	}
+	ev, isPush, err := p.push(m.data, &m.head)
+	if err == nil && !isPush {
+		return msgReply, nil, nil
+	}
+	return msgPush, ev, err
+}
+
+// scannedMessage is what routes a message: its resAc and data, whose
+// routing fields are read on the way.
+type scannedMessage struct {
+	resAc, data []byte
+	head        pushHead
+	headErr     error // data is no push: it may still be a reply's
+}
+
+func (p *pushDecoder) scanMessage(m *scannedMessage) error {
+	d := &p.st.d
+	empty, err := d.Enter('{')
+	if err != nil {
+		return err
+	}
+	for more := !empty; more; {
+		k, err := d.Key()
+		if err != nil {
+			return err
+		}
+		switch messageFields.Index(k) {
+		case 1:
+			m.resAc, err = d.Str()
+		case 3:
+			err = p.scanData(m)
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			return err
+		}
+		if more, err = d.Next('}'); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanData reads data's routing fields in the pass that finds where it
+// ends; data a push could not be is read again as a plain value.
+func (p *pushDecoder) scanData(m *scannedMessage) error {
+	d := &p.st.d
+	mark := d.Mark()
+	m.head, m.headErr = pushHead{}, nil
+	if d.Peek() == '{' {
+		if m.headErr = p.head(&m.head); m.headErr == nil {
+			m.data = d.Since(mark)
+			return nil
+		}
+		d.Rewind(mark)
+	}
+	var err error
+	m.data, err = d.Raw()
+	if err == nil && m.headErr == nil && string(m.data) != "null" {
+		m.headErr = errors.New("data is not an object")
+	}
+	return err
+}
+
+// decodeReply decodes a message that is not a push.
+func decodeReply(frame []byte) (*message, error) {
+	var m looseMessage
+	if err := json.Unmarshal(frame, &m); err != nil {
+		return nil, fmt.Errorf("itick: stream message: %w", err)
+	}
+	return &message{Code: m.Code, ResAc: m.ResAc, Msg: m.Msg}, nil
+}
+
+// pushHead is what routes a push: its product and type, and the legacy
+// kline form's kType and candle.
+type pushHead struct {
+	s, r, typ []byte
+	t         float64
+	k         Kline
+	hasK      bool
+}
+
+var pushFields = wire.NewFields("s", "r", "type", "t", "k")
+
+// head reads a push's routing fields, skipping the model's.
+func (p *pushDecoder) head(h *pushHead) error {
+	d := &p.st.d
+	empty, err := d.Enter('{')
+	if err != nil {
+		return err
+	}
+	for more := !empty; more; {
+		key, err := d.Key()
+		if err != nil {
+			return err
+		}
+		switch pushFields.Index(key) {
+		case 0:
+			h.s, err = d.Str()
+		case 1:
+			h.r, err = d.Str()
+		case 2:
+			h.typ, err = d.Str()
+		case 3:
+			h.t, err = d.Num()
+		case 4:
+			h.hasK = !d.Null()
+			if h.hasK {
+				h.k, err = fastKline(d)
+			}
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			return err
+		}
+		if more, err = d.Next('}'); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// push decodes a push's data, routed by its type: a kline push by its k,
+// in the legacy form, and any other by data.type. The event names the
+// product as it was subscribed. isPush is false for data that names no
+// product, type or candle.
+func (p *pushDecoder) push(data []byte, h *pushHead) (ev Event, isPush bool, err error) {
+	d := &p.st.d
+	if len(h.s) == 0 && len(h.typ) == 0 && !h.hasK {
+		return nil, false, nil
+	}
+	names := p.st.names
+	raw := names.get(h.s)
+	sym := pushedSymbol(raw, Region(names.get(h.r)))
+	if p.match != nil {
+		if sub, ok := p.match(sym); ok {
+			sym = sub
+		}
+	}
+	code, reg, exch := sym.code, sym.region, sym.exchange
+	if h.hasK && len(h.typ) == 0 {
+		kt := Interval(h.t)
+		if float64(kt) != h.t || !kt.valid() {
+			return nil, true, fmt.Errorf("itick: stream kline push for %s: bad kType %v", code, h.t)
+		}
+		return KlineEvent{Code: code, Region: reg, Exchange: exch, Interval: kt, Kline: h.k}, true, nil
+	}
+	typ := Channel(names.get(h.typ))
+	d.Reset(data)
+	switch typ {
+	case ChannelQuote:
+		var q Quote
+		if q, err = fastQuote(&p.st, raw); err == nil {
+			q.Symbol = code
+			ev = QuoteEvent{Code: code, Region: reg, Exchange: exch, Quote: q}
+		}
+	case ChannelTick:
+		var t Tick
+		if t, err = fastTick(&p.st, raw); err == nil {
+			t.Symbol = code
+			ev = TickEvent{Code: code, Region: reg, Exchange: exch, Tick: t}
+		}
+	case ChannelDepth:
+		var b DepthBook
+		if b, err = fastBook(&p.st, raw); err == nil {
+			b.Symbol = code
+			ev = DepthEvent{Code: code, Region: reg, Exchange: exch, Depth: b}
+		}
+	default:
+		iv := typ.klineInterval()
+		if iv == 0 {
+			return nil, true, fmt.Errorf("itick: stream push for %s: unknown type %q", code, string(typ))
+		}
+		var k Kline
+		if k, err = fastKline(d); err == nil {
+			ev = KlineEvent{Code: code, Region: reg, Exchange: exch, Interval: iv, Kline: k}
+		}
+	}
+	if err != nil {
+		return nil, true, fmt.Errorf("itick: stream %s push for %s: %w", string(typ), code, err)
+	}
+	return ev, true, nil
+}
+
+// decodePushJSON decodes one push's data on its own.
+func decodePushJSON(data []byte, match matcher) (Event, error) {
+	p := newPushDecoder(match)
+	p.st.d.Reset(data)
+	var h pushHead
+	err := p.head(&h)
+	if err == nil {
+		err = p.st.d.End()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("itick: stream push: %w", err)
+	}
+	ev, isPush, err := p.push(data, &h)
+	if err == nil && !isPush {
+		return nil, fmt.Errorf("itick: stream push names no product, type or candle")
+	}
+	return ev, err
+}

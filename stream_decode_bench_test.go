@@ -1,0 +1,327 @@
+package itick
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha1"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"golang.org/x/time/rate"
+)
+
+// replaySymbols is how many products the replayed stream carries.
+const replaySymbols = 300
+
+// replayFrames builds the pushes a replay server writes, in the shapes the
+// service sends: per ten frames, four depth books (ten levels a side, s
+// with its $REGION suffix), three quotes, two ticks and one kline@1 candle,
+// spread over replaySymbols products.
+func replayFrames() [][]byte {
+	const ms = 1731888000000
+	frames := make([][]byte, 0, replaySymbols*10)
+	for i := range replaySymbols * 10 {
+		sym := fmt.Sprintf("S%03d", (i*7)%replaySymbols)
+		p := 100 + float64(i%997)/8
+		var f string
+		switch i % 10 {
+		case 0, 1, 2, 3:
+			var a, b strings.Builder
+			for l := 1; l <= 10; l++ {
+				if l > 1 {
+					a.WriteByte(',')
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&a, `{"po":%d,"p":%g,"v":%g,"o":%d}`, l, p+float64(l)/100, 0.5+float64(l)*1.25, l+2)
+				fmt.Fprintf(&b, `{"po":%d,"p":%g,"v":%g,"o":%d}`, l, p-float64(l)/100, 0.75+float64(l)*1.5, l+4)
+			}
+			f = fmt.Sprintf(`{"code":1,"data":{"s":"%s$US","type":"depth","a":[%s],"b":[%s]}}`, sym, a.String(), b.String())
+		case 4, 5, 6:
+			f = fmt.Sprintf(`{"code":1,"data":{"s":"%s","r":"US","type":"quote","ld":%g,"o":%g,"h":%g,"l":%g,"t":%d,"v":%d,"tu":%g}}`,
+				sym, p, p-1.5, p+2.25, p-2.75, ms+i, 120000+i, p*float64(120000+i))
+		case 7, 8:
+			f = fmt.Sprintf(`{"code":1,"data":{"s":"%s","r":"US","type":"tick","ld":%g,"v":%d,"t":%d,"tu":%g,"ts":0}}`,
+				sym, p, 100+i%50, ms+i, p*float64(100+i%50))
+		case 9:
+			f = fmt.Sprintf(`{"code":1,"data":{"s":"%s","r":"US","type":"kline@1","o":%g,"h":%g,"l":%g,"c":%g,"v":%d,"tu":%g,"t":%d}}`,
+				sym, p-0.5, p+0.75, p-1, p, 2300+i, p*float64(2300+i), ms-60000+i)
+		}
+		frames = append(frames, []byte(f))
+	}
+	return frames
+}
+
+// startReplay starts a WebSocket server on 127.0.0.1 that speaks enough of
+// the service's protocol to authenticate and acknowledge subscriptions,
+// then, from the first subscription on, writes frames round and round as
+// fast as the client reads them. The frames are encoded once, so writing
+// them costs the server a few large writes: what is measured is the
+// client.
+func startReplay(b *testing.B, frames [][]byte) *httptest.Server {
+	b.Helper()
+	var batches [][]byte // whole frames, about 32 KiB a write
+	var cur []byte
+	for _, f := range frames {
+		cur = appendServerFrame(cur, f)
+		if len(cur) >= 32<<10 {
+			batches, cur = append(batches, cur), nil
+		}
+	}
+	if len(cur) > 0 {
+		batches = append(batches, cur)
+	}
+	var wg sync.WaitGroup
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := r.Header.Get("Sec-WebSocket-Key")
+		nc, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		sum := sha1.Sum([]byte(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+		var mu sync.Mutex // one writer at a time, whole frames
+		write := func(b []byte) error {
+			mu.Lock()
+			defer mu.Unlock()
+			_, err := nc.Write(b)
+			return err
+		}
+		hello := "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+			"Sec-WebSocket-Accept: " + base64.StdEncoding.EncodeToString(sum[:]) + "\r\n\r\n"
+		msgs := appendServerFrame(nil, []byte(`{"code":1,"msg":"Connected Successfully"}`))
+		msgs = appendServerFrame(msgs, []byte(`{"code":1,"resAc":"auth","msg":"authenticated"}`))
+		if write(append([]byte(hello), msgs...)) != nil {
+			return
+		}
+		done := make(chan struct{})
+		defer close(done)
+		var once sync.Once
+		for {
+			op, msg, err := readClientFrame(brw.Reader)
+			if err != nil || op == 8 {
+				return
+			}
+			var req struct{ Ac, Params string }
+			if op != 1 || json.Unmarshal(msg, &req) != nil {
+				continue
+			}
+			switch req.Ac {
+			case "ping":
+				write(appendServerFrame(nil, []byte(`{"resAc":"pong","data":{"params":"`+req.Params+`"}}`)))
+			case "subscribe", "unsubscribe":
+				write(appendServerFrame(nil, []byte(`{"code":1,"resAc":"`+req.Ac+`","msg":"`+req.Ac+` Successfully"}`)))
+				once.Do(func() {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := 0; ; i++ {
+							select {
+							case <-done:
+								return
+							default:
+							}
+							if write(batches[i%len(batches)]) != nil {
+								return
+							}
+						}
+					}()
+				})
+			}
+		}
+	}))
+	b.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+		wg.Wait()
+	})
+	return srv
+}
+
+// appendServerFrame appends p as one unmasked text frame.
+func appendServerFrame(dst, p []byte) []byte {
+	switch n := len(p); {
+	case n < 126:
+		dst = append(dst, 0x81, byte(n))
+	case n < 1<<16:
+		dst = append(dst, 0x81, 126, byte(n>>8), byte(n))
+	default:
+		dst = append(dst, 0x81, 127)
+		dst = binary.BigEndian.AppendUint64(dst, uint64(n))
+	}
+	return append(dst, p...)
+}
+
+// readClientFrame reads one masked frame from a client: its opcode and
+// unmasked payload. Clients here send each message as one frame.
+func readClientFrame(r *bufio.Reader) (op byte, p []byte, err error) {
+	var h [2]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return 0, nil, err
+	}
+	n := uint64(h[1] & 0x7f)
+	switch n {
+	case 126:
+		var e [2]byte
+		_, err = io.ReadFull(r, e[:])
+		n = uint64(binary.BigEndian.Uint16(e[:]))
+	case 127:
+		var e [8]byte
+		_, err = io.ReadFull(r, e[:])
+		n = binary.BigEndian.Uint64(e[:])
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	if n > 1<<20 {
+		return 0, nil, fmt.Errorf("client frame of %d bytes", n)
+	}
+	var mask [4]byte
+	if h[1]&0x80 != 0 {
+		if _, err := io.ReadFull(r, mask[:]); err != nil {
+			return 0, nil, err
+		}
+	}
+	p = make([]byte, n)
+	if _, err := io.ReadFull(r, p); err != nil {
+		return 0, nil, err
+	}
+	for i := range p {
+		p[i] ^= mask[i%4]
+	}
+	return h[0] & 0x0f, p, nil
+}
+
+func replaySubscription() []string {
+	syms := make([]string, replaySymbols)
+	for i := range syms {
+		syms[i] = fmt.Sprintf("S%03d$US", i)
+	}
+	return syms
+}
+
+// BenchmarkStreamDecode measures the cost of one pushed event, from the
+// frame on the socket to the typed value in the consumer's hands, against
+// a replay server whose cost is the same for both sides: sdk through
+// Client.Stream, baseline a hand-written coder/websocket reader decoding
+// with encoding/json into structs with the wire's field names.
+func BenchmarkStreamDecode(b *testing.B) {
+	frames := replayFrames()
+	b.Run("sdk", func(b *testing.B) {
+		srv := startReplay(b, frames)
+		c, err := NewClient(simToken, WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := c.Stream(within(b), "stock", WithStreamURL(srv.URL), WithDialTimeout(5*time.Second),
+			WithMaxSymbols(replaySymbols), WithBuffer(DefaultStreamBuffer, DropNewest))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		err = s.Subscribe(within(b), replaySubscription(), ChannelQuote, ChannelTick, ChannelDepth, ChannelKline(OneMinute))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for range 1000 { // warm up
+			<-s.Events()
+		}
+		dropped := s.Dropped()
+		b.ReportAllocs()
+		b.ResetTimer()
+		n := 0
+		for b.Loop() {
+			ev, ok := <-s.Events()
+			if !ok {
+				b.Fatalf("stream ended: %v", s.Err())
+			}
+			if _, bad := ev.(ErrorEvent); bad {
+				b.Fatalf("error event: %v", ev)
+			}
+			n++
+		}
+		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
+		b.ReportMetric(float64(s.Dropped()-dropped)/float64(n), "dropped/event")
+	})
+	b.Run("baseline", func(b *testing.B) {
+		srv := startReplay(b, frames)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/stock",
+			&websocket.DialOptions{HTTPHeader: http.Header{"token": {simToken}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.CloseNow()
+		c.SetReadLimit(1 << 20)
+		sub := `{"ac":"subscribe","params":"` + strings.Join(replaySubscription(), ",") + `","types":"quote,tick,depth,kline@1"}`
+		if err := c.Write(ctx, websocket.MessageText, []byte(sub)); err != nil {
+			b.Fatal(err)
+		}
+		type level struct {
+			Po int     `json:"po"`
+			P  float64 `json:"p"`
+			V  float64 `json:"v"`
+			O  float64 `json:"o"`
+		}
+		type push struct {
+			Code  int    `json:"code"`
+			ResAc string `json:"resAc"`
+			Msg   string `json:"msg"`
+			Data  *struct {
+				S    string  `json:"s"`
+				R    string  `json:"r"`
+				Type string  `json:"type"`
+				Ld   float64 `json:"ld"`
+				O    float64 `json:"o"`
+				P    float64 `json:"p"`
+				H    float64 `json:"h"`
+				L    float64 `json:"l"`
+				C    float64 `json:"c"`
+				T    int64   `json:"t"`
+				V    float64 `json:"v"`
+				Tu   float64 `json:"tu"`
+				Ts   int     `json:"ts"`
+				A    []level `json:"a"`
+				B    []level `json:"b"`
+			} `json:"data"`
+		}
+		read := func() *push {
+			for {
+				_, msg, err := c.Read(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var m push
+				if err := json.Unmarshal(msg, &m); err != nil {
+					b.Fatal(err)
+				}
+				if m.Data != nil && m.Data.Type != "" {
+					return &m
+				}
+			}
+		}
+		for range 1000 { // warm up
+			read()
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		n := 0
+		for b.Loop() {
+			if read().Data.S == "" {
+				b.Fatal("push without a symbol")
+			}
+			n++
+		}
+		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
+	})
+}
