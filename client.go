@@ -208,23 +208,25 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) er
 	}
 	r, err := c.fetch(ctx, path, q)
 	if err == nil {
-		err = decodeResponse(path, r.status, r.header, r.body, c.attempt.Redactor(), out)
+		err = decodeResponse(path, r.status, r.header, r.body.Bytes(), c.attempt.Redactor(), out)
+		r.body.Close()
 	}
 	c.stats.end(err)
 	return err
 }
 
 // response is what fetch brings back: the final attempt's status, headers
-// and whole body.
+// and body, read whole. Closing the body gives back its share of the
+// client's memory budget, so it is closed once it has been decoded.
 type response struct {
 	status int
 	header http.Header
-	body   []byte
+	body   *transport.Body
 }
 
 // fetch sends one GET of path (escaped form) with q under the retry policy
 // and returns the final response, whatever its status. It is the request
-// path of every call, typed or not.
+// path of every call, typed or not; its callers have checked ctx.
 func (c *Client) fetch(ctx context.Context, path string, q url.Values) (response, error) {
 	c.stats.requests.Add(1)
 	u := *c.baseURL
@@ -240,9 +242,8 @@ func (c *Client) fetch(ctx context.Context, path string, q url.Values) (response
 	u.RawQuery = q.Encode()
 
 	var attempts atomic.Int32
-	var body []byte
-	ctx = transport.WithBodySink(transport.WithAttemptCounter(ctx, &attempts), &body)
-	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	req, err := retryablehttp.NewRequestWithContext(transport.WithAttemptCounter(ctx, &attempts),
+		http.MethodGet, u.String(), nil)
 	if err != nil {
 		return response{}, fmt.Errorf("itick: GET %s: %w", path, err)
 	}
@@ -253,14 +254,20 @@ func (c *Client) fetch(ctx context.Context, path string, q url.Values) (response
 	if n := attempts.Load(); n > 1 {
 		c.stats.retries.Add(int64(n - 1))
 	}
-	if resp != nil && resp.Body != nil {
-		defer resp.Body.Close()
-	}
 	if err != nil {
+		if resp != nil && resp.Body != nil {
+			resp.Body.Close()
+		}
 		return response{}, fmt.Errorf("itick: GET %s: %w", path, c.redactErr(err))
 	}
-	// Every response reaches here through the transport's attempt, which
-	// read its body whole and put it in the sink.
+	// Every response comes from the transport's attempt, which read its
+	// body whole; the http.Client under the retries has no Timeout of its
+	// own (the attempt applies it), so nothing wraps that body.
+	body, ok := resp.Body.(*transport.Body)
+	if !ok {
+		resp.Body.Close()
+		return response{}, fmt.Errorf("itick: GET %s: response body of type %T was not read by the transport", path, resp.Body)
+	}
 	return response{resp.StatusCode, resp.Header, body}, nil
 }
 

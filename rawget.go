@@ -3,6 +3,7 @@ package itick
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"reflect"
 	"strings"
@@ -41,7 +42,8 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values, out any
 	}
 	r, err := c.fetch(ctx, path, query)
 	if err == nil {
-		err = decodeRaw(path, r, c.attempt.Redactor(), out)
+		err = decodeRaw(path, r.status, r.header, r.body.Bytes(), c.attempt.Redactor(), out)
+		r.body.Close()
 	}
 	c.stats.end(err)
 	return err
@@ -51,13 +53,13 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values, out any
 // encoding/json, so that out sees exactly what json.Unmarshal gives: a
 // null data sets a pointer or a *json.RawMessage as it would, and a
 // missing one leaves out alone.
-func decodeRaw(path string, r response, red *redact.Redactor, out any) error {
-	data, err := parseEnvelope(path, r.status, r.header, r.body, red)
+func decodeRaw(path string, status int, header http.Header, body []byte, red *redact.Redactor, out any) error {
+	data, err := parseEnvelope(path, status, header, body, red)
 	if err != nil || out == nil || data == nil {
 		return err
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return dataError(path, r.status, r.header, r.body, data, err, red)
+		return dataError(path, status, header, body, data, err, red)
 	}
 	return nil
 }

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 )
 
 type fixedBody struct {
@@ -64,21 +64,32 @@ func TestBufferReadsWholeBodyWhateverItsDeclaredLength(t *testing.T) {
 	}
 }
 
-// TestBodySinkSeesThroughClientWrapper checks that the sink holds the
-// final body although an http.Client with a Timeout wraps the Body, which
-// hides its Bytes method.
-func TestBodySinkSeesThroughClientWrapper(t *testing.T) {
+// TestClientWithoutTimeoutKeepsTheBody checks what the itick client's
+// request path relies on: through an http.Client without a Timeout of its
+// own, redirects included, the response's Body is the attempt's *Body.
+func TestClientWithoutTimeoutKeepsTheBody(t *testing.T) {
 	t.Parallel()
-	a := &Attempt{Base: fixedBody{11, "hello world"}}
-	hc := &http.Client{Transport: a, Timeout: time.Minute}
-	var sink []byte
-	req, _ := http.NewRequestWithContext(WithBodySink(t.Context(), &sink), http.MethodGet, "http://127.0.0.1/x", nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/from" {
+			http.Redirect(w, r, "/to", http.StatusFound)
+			return
+		}
+		io.WriteString(w, "hello world")
+	}))
+	defer srv.Close()
+	a := &Attempt{Base: srv.Client().Transport}
+	hc := &http.Client{Transport: a}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/from", nil)
 	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if string(sink) != "hello world" {
-		t.Errorf("sink holds %q, want %q", sink, "hello world")
+	b, ok := resp.Body.(*Body)
+	if !ok {
+		t.Fatalf("Body is %T, want *Body", resp.Body)
+	}
+	if string(b.Bytes()) != "hello world" || a.Attempts() != 2 {
+		t.Errorf("body %q after %d attempts, want %q after 2", b.Bytes(), a.Attempts(), "hello world")
 	}
 }

@@ -90,16 +90,6 @@ func WithAttemptCounter(ctx context.Context, n *atomic.Int32) context.Context {
 	return context.WithValue(ctx, attemptKey{}, n)
 }
 
-type bodyKey struct{}
-
-// WithBodySink returns a context under which each attempt that reads its
-// body whole stores it in *b, so a caller can take the final response's
-// bytes without copying them, even when an http.Client has wrapped the
-// Body (it does whenever it has a Timeout).
-func WithBodySink(ctx context.Context, b *[]byte) context.Context {
-	return context.WithValue(ctx, bodyKey{}, b)
-}
-
 // RoundTrip implements http.RoundTripper.
 func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
@@ -149,9 +139,6 @@ func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	a.log(ctx, req, attempt, resp, err, time.Since(start))
 	if err != nil {
 		return nil, err
-	}
-	if sink, ok := ctx.Value(bodyKey{}).(*[]byte); ok {
-		*sink = resp.Body.(*Body).b
 	}
 	return resp, nil
 }
