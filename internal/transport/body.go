@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/binary"
@@ -18,12 +17,14 @@ import (
 //
 // A body whose length is declared (Content-Length) is read into one
 // allocation of that size: it costs its size, once. A body of unknown
-// length (chunked) is read into a list of blocks, 16 KiB doubling to 1 MiB,
-// so nothing is copied while it grows, then copied once into a buffer of
-// its exact size: it costs twice its size in allocations and, for the
-// moment of that copy, in heap. A body over the bound is dropped as soon as
-// its byte past the bound arrives, and is never copied, so a compression
-// bomb costs the bound, not a multiple of it.
+// length (chunked) is read into a list of blocks, 16 KiB doubling to
+// 64 KiB, and kept as those blocks: nothing is copied while it grows or
+// after (a body that starts in the pooled first block has that block
+// copied out at its length, so it can serve the next body), and the
+// decoder reads the blocks as they are. It costs its size plus the unused
+// end of its last block, under 64 KiB. A body over the bound is dropped as
+// soon as its byte past the bound arrives, and is never copied, so a
+// compression bomb costs the bound, not a multiple of it.
 //
 // Where net/http would ask for gzip and decompress (dropping the length),
 // the Attempt asks itself (see asksForGzip), so a gzip body is read
@@ -50,7 +51,7 @@ import (
 // nothing else of the budget, so waiting for one cannot deadlock.
 const (
 	firstBlock   = 16 << 10
-	maxBlock     = 1 << 20
+	maxBlock     = 64 << 10
 	smallBody    = 1 << 20
 	budgetFactor = 2
 	// maxUpfront is the largest declared length allocated before the
@@ -191,11 +192,11 @@ func (a *Attempt) buffer(ctx context.Context, resp *http.Response, gzipped bool)
 			res.keep(0)
 		}
 	}()
-	var body []byte
+	var blocks [][]byte
 	if gz {
-		body, err = a.readGzip(ctx, resp.Body, resp.ContentLength, res)
+		blocks, err = a.readGzip(ctx, resp.Body, resp.ContentLength, res)
 	} else {
-		body, err = a.read(ctx, resp.Body, resp.ContentLength, res)
+		blocks, err = a.read(ctx, resp.Body, resp.ContentLength, res)
 	}
 	if err != nil {
 		return err
@@ -206,16 +207,17 @@ func (a *Attempt) buffer(ctx context.Context, resp *http.Response, gzipped bool)
 		resp.Header.Del("Content-Length")
 		resp.Uncompressed = true
 	}
-	a.bytesRead.Add(int64(len(body)))
-	res.keep(int64(cap(body)))
-	resp.Body = &Body{Reader: bytes.NewReader(body), b: body, res: res}
-	resp.ContentLength = int64(len(body))
+	body := newBody(blocks, res)
+	a.bytesRead.Add(body.n)
+	res.keep(body.held)
+	resp.Body = body
+	resp.ContentLength = body.n
 	return nil
 }
 
 // read reads r to its end, or to the first byte past MaxBody, and returns
-// the body in one slice. declared is the Content-Length, or -1.
-func (a *Attempt) read(ctx context.Context, r io.Reader, declared int64, res *reservation) ([]byte, error) {
+// the body's blocks. declared is the Content-Length, or -1.
+func (a *Attempt) read(ctx context.Context, r io.Reader, declared int64, res *reservation) ([][]byte, error) {
 	cur, pooled, covered, err := a.start(ctx, declared, res)
 	if err != nil {
 		return nil, err
@@ -224,7 +226,7 @@ func (a *Attempt) read(ctx context.Context, r io.Reader, declared int64, res *re
 	if err := f.fill(ctx, r, res); err != nil {
 		return nil, err
 	}
-	return f.join(), nil
+	return f.take(), nil
 }
 
 // start returns the first buffer for a body of declared length (or -1),
@@ -245,7 +247,7 @@ func (a *Attempt) start(ctx context.Context, declared int64, res *reservation) (
 }
 
 // filler reads a body into a first buffer, then into blocks, 16 KiB
-// doubling to 1 MiB, so nothing is copied while it grows.
+// doubling to 64 KiB, so nothing is copied while it grows.
 type filler struct {
 	a      *Attempt
 	limit  int64    // bytes allowed; 0: no bound
@@ -307,19 +309,20 @@ func (f *filler) fill(ctx context.Context, r io.Reader, res *reservation) error 
 	}
 }
 
-// join returns the body in one slice, copying it only when it is in more
-// than one buffer or in a pooled one.
-func (f *filler) join() []byte {
-	if len(f.full) == 0 && !f.pooled {
-		return f.cur
+// take returns the blocks read, in order, without copying them, except
+// that a pooled first block is copied out at its length and given back
+// to the pool.
+func (f *filler) take() [][]byte {
+	blocks := f.blocks()
+	if n := len(blocks); n > 1 && len(blocks[n-1]) == 0 {
+		blocks = blocks[:n-1] // the body ended with a block
 	}
-	body := make([]byte, 0, f.n)
-	for _, b := range f.full {
-		body = append(body, b...)
+	if f.pooled {
+		blocks[0] = append(make([]byte, 0, len(blocks[0])), blocks[0]...)
+		f.release()
 	}
-	body = append(body, f.cur...)
-	f.release()
-	return body
+	f.full, f.cur = nil, nil
+	return blocks
 }
 
 // release returns the first block to the pool, when it came from there.
@@ -355,7 +358,7 @@ const maxRatio = 1040
 // has several members, it goes on in blocks. The trailer sizes only that
 // one allocation, never more than the bound allows; the bound applies to
 // the decompressed bytes, and to the compressed ones.
-func (a *Attempt) readGzip(ctx context.Context, r io.Reader, declared int64, res *reservation) ([]byte, error) {
+func (a *Attempt) readGzip(ctx context.Context, r io.Reader, declared int64, res *reservation) ([][]byte, error) {
 	cur, pooled, covered, err := a.start(ctx, declared, res)
 	if err != nil {
 		return nil, err
@@ -367,7 +370,7 @@ func (a *Attempt) readGzip(ctx context.Context, r io.Reader, declared int64, res
 	defer z.release()
 	if z.n == 0 {
 		// net/http reads an empty gzip body as empty.
-		return []byte{}, nil
+		return [][]byte{{}}, nil
 	}
 	blocks := z.blocks()
 
@@ -405,10 +408,10 @@ func (a *Attempt) readGzip(ctx context.Context, r io.Reader, declared int64, res
 	if err := f.fill(ctx, zr, res); err != nil {
 		return nil, err
 	}
-	body := f.join()
-	if int64(len(body)) < int64(cap(body))/2 {
+	body := f.take()
+	if first := body[0]; len(body) == 1 && int64(len(first)) < int64(cap(first))/2 {
 		// The trailer said far more than came: do not hold the rest.
-		body = append([]byte(nil), body...)
+		body[0] = append([]byte(nil), first...)
 	}
 	return body, nil
 }
@@ -482,15 +485,54 @@ func (a *Attempt) putBlocks(pooled bool, full [][]byte, cur []byte) {
 	a.bufPool.Put(&first)
 }
 
-// Body is a response body already read into memory.
+// Body is a response body already read into memory, as the blocks it
+// was read in.
 type Body struct {
-	*bytes.Reader
-	b   []byte
-	res *reservation
+	blocks [][]byte
+	n      int64 // bytes in blocks
+	held   int64 // bytes the blocks hold, used or not
+	joined []byte
+	rd     blocksReader
+	res    *reservation
 }
 
-// Bytes returns the whole body without copying it.
-func (b *Body) Bytes() []byte { return b.b }
+func newBody(blocks [][]byte, res *reservation) *Body {
+	b := &Body{blocks: blocks, res: res}
+	for _, blk := range blocks {
+		b.n += int64(len(blk))
+		b.held += int64(cap(blk))
+	}
+	b.rd.blocks = append([][]byte(nil), blocks...)
+	return b
+}
+
+// Read reads the body from where the last Read stopped.
+func (b *Body) Read(p []byte) (int, error) { return b.rd.Read(p) }
+
+// Len is the body's length in bytes.
+func (b *Body) Len() int64 { return b.n }
+
+// Blocks returns the body as the blocks it was read in, without copying
+// them; they are in order and none is empty unless the body is.
+func (b *Body) Blocks() [][]byte { return b.blocks }
+
+// Bytes returns the whole body in one slice. A body read in one block
+// comes as it is; one in several is joined, once, into a new allocation
+// of its size, so a caller that can read blocks should use Blocks.
+func (b *Body) Bytes() []byte {
+	switch {
+	case b.joined != nil:
+		return b.joined
+	case len(b.blocks) == 1:
+		return b.blocks[0]
+	}
+	j := make([]byte, 0, b.n)
+	for _, blk := range b.blocks {
+		j = append(j, blk...)
+	}
+	b.joined = j
+	return j
+}
 
 // Close gives back the body's share of the memory budget; the bytes must
 // not be used after it.

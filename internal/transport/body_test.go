@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -91,5 +92,40 @@ func TestClientWithoutTimeoutKeepsTheBody(t *testing.T) {
 	}
 	if string(b.Bytes()) != "hello world" || a.Attempts() != 2 {
 		t.Errorf("body %q after %d attempts, want %q after 2", b.Bytes(), a.Attempts(), "hello world")
+	}
+}
+
+// TestBodyKeepsItsBlocks: a body of unknown length is kept in the blocks it
+// was read in, none of them empty, and Bytes, Read and Len agree with them.
+func TestBodyKeepsItsBlocks(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int64{0, 1, firstBlock - 1, firstBlock, firstBlock + 1, 3*maxBlock + 17, 5 * maxBlock} {
+		a := &Attempt{Base: streamRT{n: n}, MaxBody: 64 << 20}
+		req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/x", nil)
+		resp, err := a.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := resp.Body.(*Body)
+		var joined []byte
+		for i, blk := range b.Blocks() {
+			if len(blk) == 0 && n > 0 {
+				t.Errorf("n=%d: block %d of %d is empty", n, i, len(b.Blocks()))
+			}
+			if cap(blk) > maxBlock {
+				t.Errorf("n=%d: block %d holds %d bytes, over %d", n, i, cap(blk), maxBlock)
+			}
+			joined = append(joined, blk...)
+		}
+		want := patternBytes(n)
+		read, _ := io.ReadAll(b)
+		if !bytes.Equal(joined, want) || !bytes.Equal(b.Bytes(), want) || !bytes.Equal(read, want) || b.Len() != n {
+			t.Errorf("n=%d: blocks, Bytes, Read and Len disagree with the body (%d, %d, %d, %d bytes)",
+				n, len(joined), len(b.Bytes()), len(read), b.Len())
+		}
+		if b.Bytes() == nil {
+			t.Errorf("n=%d: Bytes is nil", n)
+		}
+		b.Close()
 	}
 }
