@@ -120,7 +120,6 @@ func (v *boolean) UnmarshalJSON(b []byte) error {
 
 func (v boolean) MarshalJSON() ([]byte, error) { return strconv.AppendBool(nil, bool(v)), nil }
 
-
 // millis is a time sent as Unix milliseconds; 0 or null is the zero Time.
 type millis time.Time
 
@@ -200,7 +199,6 @@ func parseNumber(b []byte) (float64, error) {
 	return f, nil
 }
 
-
 type quoteWire struct {
 	S   str     `json:"s"`
 	Ld  num     `json:"ld"`
@@ -216,13 +214,11 @@ type quoteWire struct {
 	Chp num     `json:"chp"`
 }
 
-
 type depthBookWire struct {
 	S str          `json:"s"`
 	A []DepthLevel `json:"a"`
 	B []DepthLevel `json:"b"`
 }
-
 
 type depthLevelWire struct {
 	Po integer `json:"po"`
@@ -230,7 +226,6 @@ type depthLevelWire struct {
 	V  num     `json:"v"`
 	O  num     `json:"o"`
 }
-
 
 type klineWire struct {
 	T  millis `json:"t"`
@@ -242,7 +237,6 @@ type klineWire struct {
 	Tu num    `json:"tu"`
 }
 
-
 type splitRecordWire struct {
 	D millis `json:"d"`
 	R str    `json:"r"`
@@ -250,7 +244,6 @@ type splitRecordWire struct {
 	C str    `json:"c"`
 	V str    `json:"v"`
 }
-
 
 type newsItemWire struct {
 	ID str     `json:"id"`
@@ -262,7 +255,6 @@ type newsItemWire struct {
 	Pv str     `json:"pv"`
 }
 
-
 type newsPageWire struct {
 	Data       []NewsItem `json:"data"`
 	Pagination struct {
@@ -271,7 +263,6 @@ type newsPageWire struct {
 		Count      integer `json:"count"`
 	} `json:"pagination"`
 }
-
 
 type tickWire struct {
 	S  str     `json:"s"`
@@ -283,7 +274,6 @@ type tickWire struct {
 	TS integer `json:"ts"`
 	D  integer `json:"d"`
 }
-
 
 type stockInfoWire struct {
 	C   str `json:"c"`
@@ -302,7 +292,6 @@ type stockInfoWire struct {
 	Fcc str `json:"fcc"`
 }
 
-
 type ipoWire struct {
 	Dt millis  `json:"dt"`
 	Cn str     `json:"cn"`
@@ -316,7 +305,6 @@ type ipoWire struct {
 	Ro seconds `json:"ro"`
 }
 
-
 type newsArticleWire struct {
 	ID  str     `json:"id"`
 	Te  str     `json:"te"`
@@ -329,7 +317,6 @@ type newsArticleWire struct {
 	Mts strList `json:"mts"`
 	Mt  str     `json:"mt"`
 }
-
 
 // strList is a list of strings whose items may arrive as bare numbers; null
 // is an empty list.
@@ -359,7 +346,6 @@ func (l strList) MarshalJSON() ([]byte, error) {
 	return json.Marshal([]string(l))
 }
 
-
 type symbolWire struct {
 	C str `json:"c"`
 	N str `json:"n"`
@@ -368,7 +354,6 @@ type symbolWire struct {
 	S str `json:"s"`
 	L str `json:"l"`
 }
-
 
 type holidayWire struct {
 	C  str      `json:"c"`
@@ -408,11 +393,9 @@ func (y year) MarshalJSON() ([]byte, error) {
 	return strconv.AppendQuote(nil, strconv.Itoa(int(y))), nil
 }
 
-
 // dateList is a list of calendar dates sent as a string holding a JSON
 // array ("[\"2025-01-01\"]"); a plain array is accepted too.
 type dateList []time.Time
-
 
 func (d *dateList) UnmarshalJSON(b []byte) error {
 	if err := d.unmarshal(b); err != nil {
@@ -466,8 +449,6 @@ func (d dateList) MarshalJSON() ([]byte, error) {
 	return json.Marshal(string(inner))
 }
 
-
-
 type marketStatusWire struct {
 	C str       `json:"c"`
 	R str       `json:"r"`
@@ -478,7 +459,6 @@ type marketStatusWire struct {
 	Z str       `json:"z"`
 	L str       `json:"l"`
 }
-
 
 // commaList is a comma-separated string such as "08:00-09:00,09:00-17:30,";
 // empty items are dropped and a JSON array is accepted too.
@@ -512,7 +492,6 @@ func (c *commaList) UnmarshalJSON(b []byte) error {
 
 func (c commaList) MarshalJSON() ([]byte, error) { return json.Marshal(strings.Join(c, ",")) }
 
-
 // pageWire is the Spring-style page the service wraps split and IPO
 // records in; page is 0-based.
 type pageWire[T any] struct {
@@ -523,7 +502,6 @@ type pageWire[T any] struct {
 	TotalElements integer `json:"totalElements"`
 	Last          boolean `json:"last"`
 }
-
 
 // The reference decoders: encoding/json through the wire structs.
 
@@ -546,13 +524,6 @@ func tickFromWire(b []byte) (Tick, error) {
 		Session: TickSession(w.Te), Turnover: float64(w.Tu), Status: TradingStatus(w.TS), Direction: TradeDirection(w.D)}, nil
 }
 
-func depthBookFromWire(b []byte) (DepthBook, error) {
-	var w depthBookWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return DepthBook{}, err
-	}
-	return DepthBook{Symbol: string(w.S), Asks: w.A, Bids: w.B}, nil
-}
 
 func depthLevelFromWire(b []byte) (DepthLevel, error) {
 	var w depthLevelWire
@@ -574,12 +545,11 @@ func klineFromWire(b []byte) (Kline, error) {
 // envelope is the {code, msg, data} wrapper of every response. message is
 // what an API gateway sends instead when it refuses a request.
 type refEnvelope struct {
-	Code    *refEnvCode        `json:"code"`
+	Code    *refEnvCode     `json:"code"`
 	Msg     *str            `json:"msg"`
 	Message *str            `json:"message"`
 	Data    json.RawMessage `json:"data"`
 }
-
 
 func (c *refEnvCode) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
@@ -600,7 +570,6 @@ func (c *refEnvCode) UnmarshalJSON(b []byte) error {
 	*c = refEnvCode{n: int(n)}
 	return nil
 }
-
 
 func refParseDate(s string) (time.Time, error) {
 	t, err := parseDate(s)

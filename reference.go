@@ -310,8 +310,13 @@ var marketStatusModel = newModel(nil,
 	strField("s", func(m *MarketStatus) *MarketState { return &m.State }),
 	strField("h", func(m *MarketStatus) *string { return &m.Holiday }),
 	field[MarketStatus]{name: "t", want: "a string or an array",
-		dec: func(st *fastState, m *MarketStatus, _ string) (err error) { m.Sessions, err = readCommaList(&st.d); return err },
-		enc: func(b []byte, m *MarketStatus) ([]byte, error) { return appendString(b, strings.Join(m.Sessions, ",")), nil }},
+		dec: func(st *fastState, m *MarketStatus, _ string) (err error) {
+			m.Sessions, err = readCommaList(&st.d)
+			return err
+		},
+		enc: func(b []byte, m *MarketStatus) ([]byte, error) {
+			return appendString(b, strings.Join(m.Sessions, ",")), nil
+		}},
 	strField("z", func(m *MarketStatus) *string { return &m.Zone }),
 	strField("l", func(m *MarketStatus) *string { return &m.LocalTime }),
 )
