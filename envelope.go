@@ -109,7 +109,7 @@ func checkEnvelope(path string, status int, header http.Header, body []byte, red
 
 var (
 	envelopeFields = wire.NewFields("code", "msg", "message", "data")
-	envelopeWants  = []string{"an integer or a text code", "a string", "a string", "JSON"}
+	envelopeWants  = []string{"an integer or a text code", "a string", "a string", "JSON"} // by index; unknown keys: the first
 )
 
 // scannedEnvelope is the {code, msg, data} wrapper of every response, as
@@ -177,7 +177,7 @@ func scanMembers[T any](st *fastState, e *scannedEnvelope, read func(*fastState)
 			err = d.Skip()
 		}
 		if _, syntax := err.(*wire.Error); err != nil && !syntax {
-			refused := refusal(start, err, envelopeWants[i])
+			refused := refusal(start, err, envelopeWants[max(i, 0)])
 			d.Rewind(m)
 			if _, err = d.Raw(); err == nil && *typeErr == nil {
 				*typeErr = refused
