@@ -524,7 +524,6 @@ func tickFromWire(b []byte) (Tick, error) {
 		Session: TickSession(w.Te), Turnover: float64(w.Tu), Status: TradingStatus(w.TS), Direction: TradeDirection(w.D)}, nil
 }
 
-
 func depthLevelFromWire(b []byte) (DepthLevel, error) {
 	var w depthLevelWire
 	if err := json.Unmarshal(b, &w); err != nil {
