@@ -1,34 +1,62 @@
 package itick
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
+	"reflect"
 	"sync"
 
 	"github.com/d19c4e34/itick/internal/redact"
 	"github.com/d19c4e34/itick/internal/wire"
 )
 
-// The fast path: hand-written decoders for the SDK's batch results over the
-// wire scanner. Each accepts and refuses exactly what encoding/json does
-// through the wire types in decode.go (decode_equiv_test.go and
-// FuzzDecodeEquivalence hold them to it), writes nothing on error, and
-// allocates only what the result keeps.
+// The decode path: one reader per result type over the wire scanner, built
+// from the models' field tables (codec.go). Each accepts and refuses
+// exactly what encoding/json does through the wire structs the tests keep
+// (decode_equiv_test.go and FuzzDecodeEquivalence hold them to it), writes
+// nothing on error, and allocates only what the result keeps.
 
-var errNotInteger = errors.New("itick: not an integer")
-var errTimeRange = errors.New("itick: timestamp out of range")
+var (
+	errNotInteger = errors.New("itick: not an integer")
+	errTimeRange  = errors.New("itick: timestamp out of range")
+	errNotBool    = errors.New("itick: not a boolean")
+	errNotYear    = errors.New("itick: not a year")
+	errNotDates   = errors.New("itick: not a list of dates")
+)
 
-// fastState is the scratch one decode reuses: the scanner, and buffers
-// that results are built in before being copied out at their final size.
+// fastState is the scratch one decode reuses: the scanner, the hot models'
+// values, and buffers that results are built in before being copied out
+// at their final size.
 type fastState struct {
 	d      wire.Decoder
 	levels []DepthLevel
 	klines []Kline
 	quotes []keyed[Quote]
+	ticks  []keyed[Tick]
 	books  []keyed[DepthBook]
 	series []keyed[[]Kline]
-	book   DepthBook
-	names  interner // nil: no interning (a pooled state)
+
+	quote      Quote
+	tick       Tick
+	level      DepthLevel
+	kline      Kline
+	book       DepthBook
+	asks, bids levelSpan
+
+	names interner // nil: no interning (a pooled state)
+}
+
+// str returns b as a string, reusing s when they are equal (a symbol is
+// usually its map key), else the interned copy when the state interns.
+func (st *fastState) str(b []byte, s string) string {
+	if string(b) == s {
+		return s
+	}
+	if st.names != nil {
+		return st.names.get(b)
+	}
+	return string(b)
 }
 
 type keyed[T any] struct {
@@ -50,190 +78,144 @@ func getState(b []byte) *fastState {
 func putState(st *fastState) {
 	st.d.Reset(nil)
 	clear(st.quotes)
+	clear(st.ticks)
 	clear(st.books)
 	clear(st.series)
-	st.quotes, st.books, st.series, st.book = st.quotes[:0], st.books[:0], st.series[:0], DepthBook{}
+	st.quotes, st.ticks, st.books, st.series = st.quotes[:0], st.ticks[:0], st.books[:0], st.series[:0]
+	st.quote, st.tick, st.book = Quote{}, Tick{}, DepthBook{}
 	if cap(st.levels) > maxScratch || cap(st.klines) > maxScratch || cap(st.quotes) > maxScratch ||
-		cap(st.books) > maxScratch || cap(st.series) > maxScratch {
+		cap(st.ticks) > maxScratch || cap(st.books) > maxScratch || cap(st.series) > maxScratch {
 		return
 	}
 	statePool.Put(st)
 }
 
-// fastKind names the result types with a fast path.
-type fastKind uint8
+// response is one HTTP answer to decode, and where it came from.
+type decodeInput struct {
+	path   string
+	status int
+	header http.Header
+	body   []byte
+	red    *redact.Redactor
+	bare   bool // body is the data alone, with no envelope
+}
 
-const (
-	kindNone   fastKind = iota
-	kindQuotes          // *map[string]Quote
-	kindBooks           // *map[string]DepthBook
-	kindSeries          // *map[string][]Kline
-	kindBook            // **DepthBook
-)
+// decodeResponse is the single path from a response body to the SDK's
+// types: the envelope's success rule, then the data into out, read in one
+// pass. A body the decoder refuses is an *APIError saying where and why.
+func decodeResponse(path string, status int, header http.Header, body []byte, red *redact.Redactor, out any) error {
+	return decodeTo(decodeInput{path: path, status: status, header: header, body: body, red: red}, out)
+}
 
-// fastKindOf names out's fast path; a nil pointer has none, so that
-// encoding/json reports it.
-func fastKindOf(out any) fastKind {
+// decodeData decodes a response's data alone into out; null or nothing
+// leaves out as it is.
+func decodeData(raw []byte, out any) error {
+	return decodeTo(decodeInput{body: raw, bare: true}, out)
+}
+
+// decodeTo picks out's reader. Every result type the SDK asks for has one.
+func decodeTo(in decodeInput, out any) error {
 	switch p := out.(type) {
 	case *map[string]Quote:
-		if p != nil {
-			return kindQuotes
-		}
+		return run(in, p, readQuotes)
+	case *map[string]Tick:
+		return run(in, p, readTicks)
 	case *map[string]DepthBook:
-		if p != nil {
-			return kindBooks
-		}
+		return run(in, p, readBooks)
 	case *map[string][]Kline:
-		if p != nil {
-			return kindSeries
-		}
+		return run(in, p, readSeriesMap)
+	case **Quote:
+		return run(in, p, readQuotePtr)
+	case **Tick:
+		return run(in, p, readTickPtr)
 	case **DepthBook:
-		if p != nil {
-			return kindBook
-		}
+		return run(in, p, readBookPtr)
+	case **StockInfo:
+		return run(in, p, readStockInfoPtr)
+	case **NewsArticle:
+		return run(in, p, readArticlePtr)
+	case *klineData:
+		return run(in, p, readKlineData)
+	case *[]Symbol:
+		return run(in, p, readSymbols)
+	case *[]Holiday:
+		return run(in, p, readHolidays)
+	case *statusList:
+		return run(in, p, readStatusList)
+	case *SplitPage:
+		return run(in, p, readSplitPage)
+	case *IPOPage:
+		return run(in, p, readIPOPage)
+	case *NewsPage:
+		return run(in, p, readNewsPage)
 	}
-	return kindNone
+	return &json.InvalidUnmarshalError{Type: reflect.TypeOf(out)}
 }
 
-// parse decodes the (non-null) value at the scanner into the scratch of
-// kind; commit then writes it to out. Nothing reaches out before commit,
-// so a refused document leaves out as it was.
-func (st *fastState) parse(kind fastKind) error {
-	var err error
-	switch kind {
-	case kindQuotes:
-		st.quotes, err = parsePairs(st, st.quotes[:0], fastQuote)
-	case kindBooks:
-		st.books, err = parsePairs(st, st.books[:0], fastBook)
-	case kindSeries:
-		st.series, err = parsePairs(st, st.series[:0], fastSeries)
-	case kindBook:
-		st.book, err = fastBook(st, "")
+func run[T any](in decodeInput, out *T, read func(*fastState) (T, error)) error {
+	if out == nil {
+		return &json.InvalidUnmarshalError{Type: reflect.TypeOf(out)}
 	}
-	return err
+	if in.bare {
+		return decodeBare(in.body, out, read)
+	}
+	return respond(in, out, read)
 }
 
-func (st *fastState) commit(kind fastKind, out any) {
-	switch kind {
-	case kindQuotes:
-		buildMap(out.(*map[string]Quote), st.quotes)
-	case kindBooks:
-		buildMap(out.(*map[string]DepthBook), st.books)
-	case kindSeries:
-		buildMap(out.(*map[string][]Kline), st.series)
-	case kindBook:
-		p := out.(**DepthBook)
-		if *p == nil {
-			*p = new(DepthBook)
-		}
-		**p = st.book
+// respond reads the envelope, decoding its data on the way, applies the
+// success rule and only then stores the data in out.
+func respond[T any](in decodeInput, out *T, read func(*fastState) (T, error)) error {
+	if in.status < 200 || in.status > 299 {
+		read = nil // failing anyway: only the envelope matters
 	}
-}
-
-// commitNull is what encoding/json does with a null document.
-func commitNull(kind fastKind, out any) {
-	switch kind {
-	case kindQuotes:
-		*out.(*map[string]Quote) = nil
-	case kindBooks:
-		*out.(*map[string]DepthBook) = nil
-	case kindSeries:
-		*out.(*map[string][]Kline) = nil
-	case kindBook:
-		*out.(**DepthBook) = nil
-	}
-}
-
-// decodeFast decodes raw into out if out is one of the types with a fast
-// path; handled is false for any other type.
-func decodeFast(raw []byte, out any) (handled bool, err error) {
-	kind := fastKindOf(out)
-	if kind == kindNone {
-		return false, nil
-	}
-	st := getState(raw)
-	defer putState(st)
-	if st.d.Null() {
-		if err := st.d.End(); err != nil {
-			return true, err
-		}
-		commitNull(kind, out)
-		return true, nil
-	}
-	if err := st.parse(kind); err != nil {
-		return true, err
-	}
-	if err := st.d.End(); err != nil {
-		return true, err
-	}
-	st.commit(kind, out)
-	return true, nil
-}
-
-// fastResponse is decodeResponse over the wire scanner, reading the
-// envelope and decoding its data in one pass. refused reports a body the
-// scanner could not take as it is; err is then why.
-func fastResponse(path string, status int, header http.Header, body []byte, red *redact.Redactor, out any) (refused bool, err error) {
-	kind := fastKindOf(out)
-	if status < 200 || status > 299 {
-		kind = kindNone // failing anyway: only the envelope matters
-	}
-	st := getState(body)
+	st := getState(in.body)
 	defer putState(st)
 	var e scannedEnvelope
-	if err := scanEnvelope(st, kind, &e); err != nil {
-		return true, err
+	v, err := scanEnvelope(st, &e, read)
+	if err := checkEnvelope(in.path, in.status, in.header, in.body, in.red, &e, err); err != nil {
+		return err
 	}
-	env := e.envelope()
-	data, err := checkEnvelope(path, status, header, body, red, &env, nil)
-	if err != nil {
-		return false, err
+	if e.dataErr != nil {
+		return dataError(in.path, in.status, in.header, in.body, e.data, e.dataErr, in.red)
 	}
 	if e.parsed {
-		st.commit(kind, out)
-		return false, nil
+		*out = v
 	}
-	if err := decodeData(data, out); err != nil {
-		return false, dataError(path, status, header, body, data, err, red)
-	}
-	return false, nil
+	return nil
 }
 
-// parsePairs decodes an object keyed by code into pairs, so that the map
-// can be made at its final size.
-func parsePairs[T any](st *fastState, pairs []keyed[T], value func(*fastState, string) (T, error)) ([]keyed[T], error) {
-	d := &st.d
-	empty, err := d.Enter('{')
+// decodeBare decodes data with no envelope around it.
+func decodeBare[T any](data []byte, out *T, read func(*fastState) (T, error)) error {
+	st := getState(data)
+	defer putState(st)
+	if len(data) == 0 {
+		return nil
+	}
+	if st.d.Null() {
+		return st.d.End()
+	}
+	v, err := read(st)
+	if err == nil {
+		err = st.d.End()
+	}
 	if err != nil {
-		return pairs, err
+		return err
 	}
-	for more := !empty; more; {
-		k, err := d.Key()
-		if err != nil {
-			return pairs, err
-		}
-		key := string(k)
-		v, err := value(st, key)
-		if err != nil {
-			return pairs, err
-		}
-		pairs = append(pairs, keyed[T]{key, v})
-		if more, err = d.Next('}'); err != nil {
-			return pairs, err
-		}
-	}
-	return pairs, nil
+	*out = v
+	return nil
 }
 
-// buildMap stores pairs in order, so a later duplicate key wins; an
-// existing map is added to, as encoding/json does.
-func buildMap[T any](m *map[string]T, pairs []keyed[T]) {
-	out := *m
-	if out == nil {
-		out = make(map[string]T, len(pairs))
+// unmarshalWith is a model's UnmarshalJSON over a reader of its own.
+func unmarshalWith[T any](b []byte, v *T, read func(*fastState, string) (T, error)) error {
+	st := getState(b)
+	defer putState(st)
+	got, err := read(st, "")
+	if err == nil {
+		err = st.d.End()
 	}
-	for _, p := range pairs {
-		out[p.k] = p.v
+	if err != nil {
+		return withBuffer(b, err)
 	}
-	*m = out
+	*v = got
+	return nil
 }

@@ -57,7 +57,7 @@ func price(r *rand.Rand, base float64) float64 {
 	return math.Round(base/tick) * tick
 }
 
-func appendNum(b []byte, f float64, prec int) []byte {
+func appendRounded(b []byte, f float64, prec int) []byte {
 	f = math.Round(f*math.Pow10(prec)) / math.Pow10(prec)
 	return strconv.AppendFloat(b, f, 'f', -1, 64)
 }
@@ -66,7 +66,7 @@ func appendField(b []byte, key string, f float64, prec int) []byte {
 	b = append(b, ',', '"')
 	b = append(b, key...)
 	b = append(b, '"', ':')
-	return appendNum(b, f, prec)
+	return appendRounded(b, f, prec)
 }
 
 func envelopeStart() []byte { return []byte(`{"code":0,"msg":null,"data":{`) }

@@ -2,7 +2,6 @@ package itick
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -10,15 +9,6 @@ import (
 	redactpkg "github.com/d19c4e34/itick/internal/redact"
 	"github.com/d19c4e34/itick/internal/wire"
 )
-
-// envelope is the {code, msg, data} wrapper of every response. message is
-// what an API gateway sends instead when it refuses a request.
-type envelope struct {
-	Code    *envCode        `json:"code"`
-	Msg     *str            `json:"msg"`
-	Message *str            `json:"message"`
-	Data    json.RawMessage `json:"data"`
-}
 
 // successCode reports the envelope codes that mean success: 0, and 200 as
 // one official demo treats it.
@@ -32,38 +22,22 @@ type envCode struct {
 	text string
 }
 
-func (c *envCode) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		if err := c.setText([]byte(s)); err != nil {
-			return badValue(b, "an integer or a text code")
-		}
-		return nil
-	}
-	var n integer
-	if err := n.UnmarshalJSON(b); err != nil {
-		return err
-	}
-	*c = envCode{n: int(n)}
-	return nil
-}
-
 // setText reads a code sent as a string: a number in it follows the
 // integer rule, and anything else is a code of its own such as "E002".
 func (c *envCode) setText(s []byte) error {
 	s = bytes.TrimSpace(s)
-	if len(s) == 0 || (s[0] == '-' || s[0] == '+' || s[0] == '.' || s[0] >= '0' && s[0] <= '9') && wire.IsNumberLiteral(s) {
-		f, err := parseNumber(s)
+	if len(s) == 0 {
+		*c = envCode{}
+		return nil
+	}
+	if (s[0] == '-' || s[0] == '+' || s[0] == '.' || s[0] >= '0' && s[0] <= '9') && wire.IsNumberLiteral(s) {
+		f, err := wire.ParseFloat(s)
 		if err != nil {
 			return err
 		}
 		n, ok := intFromFloat(f)
 		if !ok {
-			return badValue(s, "an integer")
+			return errNotInteger
 		}
 		*c = envCode{n: n}
 		return nil
@@ -76,18 +50,24 @@ func (c *envCode) setText(s []byte) error {
 func (c *envCode) success() bool { return c.text == "" && successCode(c.n) }
 
 // parseEnvelope applies the success rule to one response and returns its
-// data. Anything but a 2xx status with a whole envelope whose code is a
-// success and whose msg carries no error text is an *APIError.
-func parseEnvelope(path string, status int, header http.Header, body []byte, red *redactpkg.Redactor) (json.RawMessage, error) {
-	var env envelope
-	err := json.Unmarshal(body, &env)
-	return checkEnvelope(path, status, header, body, red, &env, err)
+// data, which aliases body: nil when there is none, "null" when it is null.
+// Anything but a 2xx status with a whole envelope whose code is a success
+// and whose msg carries no error text is an *APIError.
+func parseEnvelope(path string, status int, header http.Header, body []byte, red *redactpkg.Redactor) ([]byte, error) {
+	st := getState(body)
+	defer putState(st)
+	var e scannedEnvelope
+	_, err := scanEnvelope[struct{}](st, &e, nil)
+	if err := checkEnvelope(path, status, header, body, red, &e, err); err != nil {
+		return nil, err
+	}
+	return e.data, nil
 }
 
 // checkEnvelope is the success rule over a read envelope; parseErr is why
 // the body could not be read as one.
 func checkEnvelope(path string, status int, header http.Header, body []byte, red *redactpkg.Redactor,
-	env *envelope, parseErr error) (json.RawMessage, error) {
+	env *scannedEnvelope, parseErr error) error {
 	// The error is built only when the response fails: a success pays for
 	// none of the evidence.
 	var apiErr APIError
@@ -98,132 +78,152 @@ func checkEnvelope(path string, status int, header http.Header, body []byte, red
 	}
 	if parseErr != nil {
 		apiErr.Message = serverText(describeBody(body, decodeDetail(body, body, parseErr, red), red), red)
-		return nil, fail()
+		return fail()
 	}
-	if env.Code != nil {
-		apiErr.Code, apiErr.CodeText = env.Code.n, codeText(red.String(env.Code.text))
+	if env.hasCode {
+		apiErr.Code, apiErr.CodeText = env.code.n, codeText(red.String(env.code.text))
 	}
 	switch {
-	case env.Msg != nil && *env.Msg != "":
-		apiErr.Message = serverText(string(*env.Msg), red)
-	case env.Message != nil:
-		apiErr.Message = serverText(string(*env.Message), red)
+	case env.hasMsg && env.msg != "":
+		apiErr.Message = serverText(env.msg, red)
+	case env.hasMessage:
+		apiErr.Message = serverText(env.message, red)
 	}
 	if status < 200 || status > 299 {
-		if apiErr.Message == "" && env.Code == nil {
+		if apiErr.Message == "" && !env.hasCode {
 			apiErr.Message = serverText(describeBody(body, "", red), red)
 		}
-		return nil, fail()
+		return fail()
 	}
-	if env.Code == nil {
+	if !env.hasCode {
 		if apiErr.Message == "" {
 			apiErr.Message = "response has no envelope code"
 		}
-		return nil, fail()
+		return fail()
 	}
-	if !env.Code.success() || hasErrorText(apiErr.Message) {
-		return nil, fail()
+	if !env.code.success() || hasErrorText(apiErr.Message) {
+		return fail()
 	}
-	return env.Data, nil
+	return nil
 }
 
-var envelopeFields = wire.NewFields("code", "msg", "message", "data")
+var (
+	envelopeFields = wire.NewFields("code", "msg", "message", "data")
+	envelopeWants  = []string{"an integer or a text code", "a string", "a string", "JSON"} // by index; unknown keys: the first
+)
 
-// scannedEnvelope is an envelope as scanEnvelope reads it: values and
-// presence flags, so that nothing in it needs the heap.
+// scannedEnvelope is the {code, msg, data} wrapper of every response, as
+// scanEnvelope reads it; message is what an API gateway sends instead when
+// it refuses a request. Nothing in it needs the heap.
 type scannedEnvelope struct {
-	msg, message       str
+	msg, message       string
 	code               envCode
 	hasCode            bool
 	hasMsg, hasMessage bool
-	data               []byte
-	parsed             bool // data was decoded into the scratch
+	data               []byte // aliases the body
+	parsed             bool   // data was read into the result
+	dataErr            error  // why data could not be read
 }
 
-// envelope returns e in the form checkEnvelope takes; its pointers point
-// into e.
-func (e *scannedEnvelope) envelope() envelope {
-	env := envelope{Data: e.data}
-	if e.hasCode {
-		env.Code = &e.code
-	}
-	if e.hasMsg {
-		env.Msg = &e.msg
-	}
-	if e.hasMessage {
-		env.Message = &e.message
-	}
-	return env
-}
-
-// scanEnvelope reads the body at st's scanner into e as encoding/json
-// would read it into an envelope; e.data aliases the body. A non-null data
-// value is decoded as kind into st's scratch on the way, which e.parsed
-// reports.
-func scanEnvelope(st *fastState, kind fastKind, e *scannedEnvelope) error {
+// scanEnvelope reads the body at st's scanner as encoding/json would read
+// it into a struct of code, msg, message and data: keys match as struct
+// fields do, a later duplicate wins, and a value of the wrong type fails
+// only a body that is otherwise valid JSON. A non-null data is read with
+// read, if set, into the result; e.dataErr is why it could not be.
+func scanEnvelope[T any](st *fastState, e *scannedEnvelope, read func(*fastState) (T, error)) (v T, err error) {
 	d := &st.d
 	if d.Null() {
-		return d.End()
+		return v, d.End()
 	}
+	var typeErr error
+	if c := d.Peek(); c != '{' && c != 0 {
+		typeErr = &valueError{off: d.Offset(), want: "an object"}
+		_, err = d.Raw()
+	} else {
+		err = scanMembers(st, e, read, &v, &typeErr)
+	}
+	if err == nil {
+		err = d.End()
+	}
+	if err == nil {
+		err = typeErr
+	}
+	return v, err
+}
+
+// scanMembers reads the envelope's members. A member of the wrong type is
+// passed over and kept in typeErr (the first one only).
+func scanMembers[T any](st *fastState, e *scannedEnvelope, read func(*fastState) (T, error), v *T, typeErr *error) error {
+	d := &st.d
 	empty, err := d.Enter('{')
-	if err != nil {
-		return err
-	}
-	for more := !empty; more; {
-		k, err := d.Key()
-		if err != nil {
+	for more := !empty; more && err == nil; {
+		var k []byte
+		if k, err = d.Key(); err != nil {
 			return err
 		}
-		switch envelopeFields.Index(k) {
+		i := envelopeFields.Index(k)
+		m := d.Mark()
+		start := d.Offset()
+		switch i {
 		case 0:
-			if e.hasCode = !d.Null(); e.hasCode {
-				e.code, err = readCode(d)
-			}
+			err = readCode(d, e)
 		case 1:
 			e.hasMsg, e.msg, err = readMsg(d)
 		case 2:
 			e.hasMessage, e.message, err = readMsg(d)
 		case 3:
-			e.parsed = false
-			if kind == kindNone || d.Peek() == 'n' {
-				e.data, err = d.Raw()
-				break
-			}
-			// Data of another shape is kept raw: a later duplicate key may
-			// replace it, and decodeData reports it if not.
-			m := d.Mark()
-			if st.parse(kind) == nil {
-				e.data, e.parsed = d.Since(m), true
-				break
-			}
-			d.Rewind(m)
-			e.data, err = d.Raw()
+			err = readData(st, e, read, v)
 		default:
 			err = d.Skip()
 		}
-		if err != nil {
-			return err
+		if _, syntax := err.(*wire.Error); err != nil && !syntax {
+			refused := refusal(start, err, envelopeWants[max(i, 0)])
+			d.Rewind(m)
+			if _, err = d.Raw(); err == nil && *typeErr == nil {
+				*typeErr = refused
+			}
 		}
-		if more, err = d.Next('}'); err != nil {
-			return err
+		if err == nil {
+			more, err = d.Next('}')
 		}
 	}
-	return d.End()
+	return err
 }
 
-// readCode reads the envelope's code as envCode.UnmarshalJSON does.
-func readCode(d *wire.Decoder) (envCode, error) {
+// readData reads the envelope's data into v, keeping its bytes; data the
+// reader refuses is kept raw, with why, for a later duplicate to replace.
+func readData[T any](st *fastState, e *scannedEnvelope, read func(*fastState) (T, error), v *T) (err error) {
+	d := &st.d
+	e.parsed, e.dataErr = false, nil
+	m := d.Mark()
+	if read == nil || d.Peek() == 'n' {
+		e.data, err = d.Raw()
+		return err
+	}
+	if *v, e.dataErr = read(st); e.dataErr == nil {
+		e.data, e.parsed = d.Since(m), true
+		return nil
+	}
+	d.Rewind(m)
+	e.data, err = d.Raw()
+	return err
+}
+
+// readCode reads the envelope's code: null leaves it unset.
+func readCode(d *wire.Decoder, e *scannedEnvelope) error {
+	if e.hasCode = !d.Null(); !e.hasCode {
+		return nil
+	}
 	if d.Peek() != '"' {
 		n, err := readInt(d)
-		return envCode{n: n}, err
+		e.code = envCode{n: n}
+		return err
 	}
 	b, err := d.Str()
 	if err != nil {
-		return envCode{}, err
+		return err
 	}
-	var c envCode
-	err = c.setText(b)
-	return c, err
+	return e.code.setText(b)
 }
 
 // codeText bounds a text code and replaces its control characters: it is
@@ -238,8 +238,8 @@ func codeText(s string) string {
 	}, s)
 }
 
-// readMsg reads a *str field: null leaves it unset.
-func readMsg(d *wire.Decoder) (set bool, s str, err error) {
+// readMsg reads a message: null leaves it unset.
+func readMsg(d *wire.Decoder) (set bool, s string, err error) {
 	if d.Null() {
 		return false, "", nil
 	}
@@ -250,7 +250,7 @@ func readMsg(d *wire.Decoder) (set bool, s str, err error) {
 	case string(b) == "ok":
 		return true, "ok", nil
 	}
-	return true, str(b), nil
+	return true, string(b), nil
 }
 
 // serverText makes text from the service fit for an error: redact removes

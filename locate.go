@@ -18,45 +18,20 @@ import (
 // echo the token in any field, in a form or a fragment too short for
 // redaction to recognise.
 //
-// encoding/json gives little of that itself: no map keys or indexes in
-// UnmarshalTypeError.Field, offsets that count from whichever buffer the
-// innermost json.Unmarshal read, and nothing at all for an error an
-// UnmarshalJSON method returns. So the SDK's wire types return a
-// *valueError holding the bytes they refused, which alias the body, and
-// the models' UnmarshalJSON methods decode through unmarshalNested, whose
-// *nestedError keeps the buffer encoding/json's offsets count from. From
-// either, placeError finds an offset in the body and then walks the body to
-// it to name the path and the type.
+// The decoder's own errors say where: a *wire.Error is a body that is not
+// JSON at its offset, and a *valueError a value of the wrong type or range
+// at its offset. From the offset, locate walks the body to name the path
+// and the type. Client.Get decodes into the caller's types with
+// encoding/json, whose errors are placed by placeJSONError.
 
-// valueError is a value a wire type cannot take.
-type valueError struct {
-	raw  []byte // the value as sent; it aliases the buffer being decoded
-	want string // what the type takes, such as "a number"
-}
-
-func badValue(raw []byte, want string) error { return &valueError{raw: raw, want: want} }
-
-func (e *valueError) Error() string {
-	return "itick: got " + withArticle(jsonKind(e.raw)) + ", want " + e.want
-}
-
-// nestedError is an error from a json.Unmarshal of buf inside a model's
-// UnmarshalJSON; encoding/json's offsets in it count from buf.
-type nestedError struct {
-	buf []byte
-	err error
-}
-
-func (e *nestedError) Error() string { return e.err.Error() }
-func (e *nestedError) Unwrap() error { return e.err }
-
-// unmarshalNested is json.Unmarshal for a model's UnmarshalJSON: an error
-// keeps b, so that where it happened can be placed in the whole body.
-func unmarshalNested(b []byte, v any) error {
-	if err := json.Unmarshal(b, v); err != nil {
-		return &nestedError{buf: b, err: err}
+// withBuffer records, in a *valueError from decoding b on its own (a
+// model's UnmarshalJSON), that its offset counts from b, so that it can be
+// placed in a body b is a part of.
+func withBuffer(b []byte, err error) error {
+	if ve, ok := err.(*valueError); ok && ve.buf == nil {
+		ve.buf = b
 	}
-	return nil
+	return err
 }
 
 // jsonKind names the JSON type of a value by its first byte.
@@ -97,13 +72,29 @@ type place struct {
 	broken bool   // the body is not JSON there
 }
 
-// decodeDetail describes err, an error decoding root (the whole body, or
-// its data, which may be a copy of part of it), for an error message:
-// where in the body it happened, the type found there and what was wanted,
-// without the value. The path is redacted and bounded.
-func decodeDetail(body, root []byte, err error, red *redactpkg.Redactor) string {
-	pl, ok := placeError(body, root, err)
-	want := wantOf(err)
+// decodeDetail describes err, an error decoding body, or data (a part of
+// it) for Client.Get, for an error message: where in the body it
+// happened, the type found there and what was wanted, without the value.
+// The path is redacted and bounded.
+func decodeDetail(body, data []byte, err error, red *redactpkg.Redactor) string {
+	var we *wire.Error
+	var ve *valueError
+	switch {
+	case errors.As(err, &we):
+		pl := locate(body, we.Offset)
+		return appendPath(fmt.Sprintf("%s at byte %d", we.Msg, we.Offset), pl.path, red)
+	case errors.As(err, &ve):
+		if pl, ok := placeValue(body, ve); ok {
+			return prefixPath(pl.path, red) + fmt.Sprintf("got %s at byte %d, want %s", withArticle(pl.kind), pl.start, ve.want)
+		}
+		return "a value is not " + ve.want
+	}
+	pl, ok := placeJSONError(body, data, err)
+	want := ""
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Type != nil {
+		want = te.Type.String()
+	}
 	var syn *json.SyntaxError
 	switch {
 	case errors.As(err, &syn):
@@ -117,11 +108,24 @@ func decodeDetail(body, root []byte, err error, red *redactpkg.Redactor) string 
 	case ok:
 		return prefixPath(pl.path, red) + fmt.Sprintf("%s at byte %d: %s", withArticle(pl.kind), pl.start, red.String(err.Error()))
 	}
-	var ve *valueError
-	if errors.As(err, &ve) {
-		return ve.Error()
-	}
 	return red.String(err.Error())
+}
+
+// placeValue finds the value a *valueError refused in body.
+func placeValue(body []byte, ve *valueError) (place, bool) {
+	off := ve.off
+	if ve.buf != nil {
+		base, ok := subOffset(body, ve.buf)
+		if !ok {
+			return place{}, false
+		}
+		off += base
+	}
+	for off < len(body) && (body[off] == ' ' || body[off] == '\t' || body[off] == '\n' || body[off] == '\r') {
+		off++
+	}
+	pl := locate(body, off)
+	return pl, !pl.broken && pl.kind != "" && pl.start == off
 }
 
 func prefixPath(path string, red *redactpkg.Redactor) string {
@@ -142,122 +146,35 @@ func appendPath(s, path string, red *redactpkg.Redactor) string {
 // offset, reason) fits in the message's own bound.
 const maxPathText = 96
 
-// wantOf names what the innermost failing decoder wanted, or "".
-func wantOf(err error) string {
-	want := ""
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		switch x := e.(type) {
-		case *valueError:
-			want = x.want
-		case *json.UnmarshalTypeError:
-			if x.Type != nil {
-				want = x.Type.String()
-			}
+// placeJSONError finds where an error of encoding/json, decoding data (a
+// part of body), happened in body. An UnmarshalTypeError's offset is
+// trusted only when the value it lands on has the type the error names and
+// ends there, so that an error from a decoder of the caller's that
+// unmarshals a buffer of its own is not misplaced.
+func placeJSONError(body, data []byte, err error) (place, bool) {
+	base, ok := subOffset(body, data)
+	var te *json.UnmarshalTypeError
+	var syn *json.SyntaxError
+	switch {
+	case !ok:
+	case errors.As(err, &te) && te.Offset > 0:
+		end := base + int(te.Offset)
+		kind := strings.Fields(te.Value + " ?")[0]
+		if kind == "bool" {
+			kind = "boolean"
 		}
-	}
-	return want
-}
-
-// placeError finds where err happened in body. It follows err's chain
-// outward-in, placing each *nestedError's buffer, each *valueError's value
-// and each encoding/json offset it can, and takes the innermost place it
-// can trust. An UnmarshalTypeError's offset is trusted only when the value
-// it lands on has the type the error names and ends there, so an error
-// from a decoder outside the SDK that unmarshals a buffer of its own is
-// not misplaced.
-func placeError(body, root []byte, err error) (place, bool) {
-	rootOff := dataOffset(body, root)
-	offsetOf := func(b []byte) (int, bool) {
-		if off, ok := subOffset(body, b); ok {
-			return off, true
-		}
-		if off, ok := subOffset(root, b); ok && rootOff >= 0 {
-			return rootOff + off, true
-		}
-		return 0, false
-	}
-	type anchor struct {
-		p      int    // a byte of the value
-		end    int    // where encoding/json said the value ended; -1: not checked
-		kind   string // the type encoding/json named; "" for none
-		broken bool   // a syntax error at p
-	}
-	var anchors []anchor
-	baseOff, baseOK := rootOff, rootOff >= 0
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		switch x := e.(type) {
-		case *nestedError:
-			baseOff, baseOK = offsetOf(x.buf)
-			if baseOK {
-				anchors = append(anchors, anchor{p: baseOff, end: -1})
-			}
-		case *valueError:
-			if off, ok := offsetOf(x.raw); ok && len(bytes.TrimSpace(x.raw)) > 0 {
-				anchors = append(anchors, anchor{p: off, end: -1})
-			}
-			// Whatever it wraps read a buffer of its own.
-			baseOK = false
-		case *json.UnmarshalTypeError:
-			if baseOK && x.Offset > 0 {
-				end := baseOff + int(x.Offset)
-				anchors = append(anchors, anchor{p: end - 1, end: end, kind: strings.Fields(x.Value + " ?")[0]})
-			}
-		case *json.SyntaxError:
-			if baseOK {
-				anchors = append(anchors, anchor{p: baseOff + int(x.Offset), end: -1, broken: true})
-			}
-		}
-	}
-	for i := len(anchors) - 1; i >= 0; i-- {
-		a := anchors[i]
-		if a.p < 0 || a.p > len(body) {
-			continue
-		}
-		pl := locate(body, a.p)
-		if a.broken {
-			if !pl.broken {
-				continue
-			}
+		pl := locate(body, end-1)
+		// encoding/json's offset is past a scalar, or past the brace of a
+		// container it refused on sight.
+		if !pl.broken && pl.kind == kind && (end == pl.end || end == pl.start+1) {
 			return pl, true
 		}
-		if pl.broken || pl.kind == "" {
-			continue
+	case errors.As(err, &syn):
+		if pl := locate(body, base+int(syn.Offset)); pl.broken {
+			return pl, true
 		}
-		if a.kind != "" {
-			kind := a.kind
-			if kind == "bool" {
-				kind = "boolean"
-			}
-			// encoding/json's offset is past a scalar, or past the brace
-			// of a container it refused on sight.
-			if kind != pl.kind || (a.end != pl.end && a.end != pl.start+1) {
-				continue
-			}
-		}
-		return pl, true
 	}
 	return place{}, false
-}
-
-// dataOffset returns where data starts in body: data may alias body, or
-// be the copy encoding/json made of the envelope's data. -1 if neither.
-func dataOffset(body, data []byte) int {
-	if off, ok := subOffset(body, data); ok {
-		return off
-	}
-	if len(data) == 0 {
-		return -1
-	}
-	st := getState(body)
-	defer putState(st)
-	var e scannedEnvelope
-	if scanEnvelope(st, kindNone, &e) != nil || !bytes.Equal(e.data, data) {
-		return -1
-	}
-	if off, ok := subOffset(body, e.data); ok {
-		return off
-	}
-	return -1
 }
 
 // subOffset returns where inner starts in outer when inner is a part of

@@ -1,9 +1,7 @@
 package itick
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -206,17 +204,6 @@ func (m market) kline(ctx context.Context, region Region, code string, interval 
 type klineData struct {
 	klines      []Kline
 	emptyObject bool
-}
-
-func (d *klineData) UnmarshalJSON(b []byte) error {
-	if b = bytes.TrimSpace(b); len(b) > 0 && b[0] == '{' {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(b, &m); err == nil && len(m) == 0 {
-			d.emptyObject = true
-			return nil
-		}
-	}
-	return unmarshalNested(b, &d.klines)
 }
 
 func (m market) depths(ctx context.Context, region Region, codes []string) (map[string]DepthBook, error) {

@@ -1,9 +1,6 @@
 package itick
 
-import (
-	"encoding/json"
-	"time"
-)
+import "time"
 
 // Quote is a real-time quote of one product. PrevClose, Change and
 // ChangePercent are decoded whenever the service sends them, whatever the
@@ -23,32 +20,26 @@ type Quote struct {
 	ChangePercent float64   // chp (zero when not sent, as for crypto)
 }
 
-type quoteWire struct {
-	S   str     `json:"s"`
-	Ld  num     `json:"ld"`
-	O   num     `json:"o"`
-	P   num     `json:"p"`
-	H   num     `json:"h"`
-	L   num     `json:"l"`
-	T   millis  `json:"t"`
-	V   num     `json:"v"`
-	Tu  num     `json:"tu"`
-	TS  integer `json:"ts"`
-	Ch  num     `json:"ch"`
-	Chp num     `json:"chp"`
-}
+var quoteModel = newModel(func(st *fastState) *Quote { return &st.quote },
+	strField("s", func(q *Quote) *string { return &q.Symbol }),
+	numField("ld", func(q *Quote) *float64 { return &q.Last }),
+	numField("o", func(q *Quote) *float64 { return &q.Open }),
+	numField("p", func(q *Quote) *float64 { return &q.PrevClose }),
+	numField("h", func(q *Quote) *float64 { return &q.High }),
+	numField("l", func(q *Quote) *float64 { return &q.Low }),
+	millisField("t", func(q *Quote) *time.Time { return &q.Time }),
+	numField("v", func(q *Quote) *float64 { return &q.Volume }),
+	numField("tu", func(q *Quote) *float64 { return &q.Turnover }),
+	intField("ts", func(q *Quote) *int { return &q.Status }),
+	numField("ch", func(q *Quote) *float64 { return &q.Change }),
+	numField("chp", func(q *Quote) *float64 { return &q.ChangePercent }),
+)
 
 // UnmarshalJSON decodes the wire form, tolerating numbers sent as strings.
-func (q *Quote) UnmarshalJSON(b []byte) error {
-	return unmarshalQuote(b, q)
-}
+func (q *Quote) UnmarshalJSON(b []byte) error { return quoteModel.unmarshal(b, q) }
 
 // MarshalJSON encodes the service's wire form.
-func (q Quote) MarshalJSON() ([]byte, error) {
-	return json.Marshal(quoteWire{S: str(q.Symbol), Ld: num(q.Last), O: num(q.Open), P: num(q.PrevClose),
-		H: num(q.High), L: num(q.Low), T: millis(q.Time), V: num(q.Volume), Tu: num(q.Turnover),
-		TS: integer(q.Status), Ch: num(q.Change), Chp: num(q.ChangePercent)})
-}
+func (q Quote) MarshalJSON() ([]byte, error) { return quoteModel.marshal(&q) }
 
 // DepthBook is the order book of one product.
 type DepthBook struct {
@@ -57,21 +48,19 @@ type DepthBook struct {
 	Bids   []DepthLevel // b, best first
 }
 
-type depthBookWire struct {
-	S str          `json:"s"`
-	A []DepthLevel `json:"a"`
-	B []DepthLevel `json:"b"`
-}
+// bookModel reads a book's sides into the state's level scratch (see
+// readBook); it writes them as lists.
+var bookModel = newModel(func(st *fastState) *DepthBook { return &st.book },
+	strField("s", func(b *DepthBook) *string { return &b.Symbol }),
+	bookSide("a", func(st *fastState) *levelSpan { return &st.asks }, func(b *DepthBook) *[]DepthLevel { return &b.Asks }),
+	bookSide("b", func(st *fastState) *levelSpan { return &st.bids }, func(b *DepthBook) *[]DepthLevel { return &b.Bids }),
+)
 
 // UnmarshalJSON decodes the wire form.
-func (d *DepthBook) UnmarshalJSON(b []byte) error {
-	return unmarshalDepthBook(b, d)
-}
+func (d *DepthBook) UnmarshalJSON(b []byte) error { return unmarshalWith(b, d, readBook) }
 
 // MarshalJSON encodes the service's wire form.
-func (d DepthBook) MarshalJSON() ([]byte, error) {
-	return json.Marshal(depthBookWire{S: str(d.Symbol), A: d.Asks, B: d.Bids})
-}
+func (d DepthBook) MarshalJSON() ([]byte, error) { return bookModel.marshal(&d) }
 
 // DepthLevel is one price level of a book. Price is zero on a level the
 // service sent without one; Orders can be fractional for crypto pairs.
@@ -82,22 +71,18 @@ type DepthLevel struct {
 	Orders float64 // o
 }
 
-type depthLevelWire struct {
-	Po integer `json:"po"`
-	P  num     `json:"p"`
-	V  num     `json:"v"`
-	O  num     `json:"o"`
-}
+var levelModel = newModel(func(st *fastState) *DepthLevel { return &st.level },
+	intField("po", func(l *DepthLevel) *int { return &l.Level }),
+	numField("p", func(l *DepthLevel) *float64 { return &l.Price }),
+	numField("v", func(l *DepthLevel) *float64 { return &l.Volume }),
+	numField("o", func(l *DepthLevel) *float64 { return &l.Orders }),
+)
 
 // UnmarshalJSON decodes the wire form.
-func (l *DepthLevel) UnmarshalJSON(b []byte) error {
-	return unmarshalDepthLevel(b, l)
-}
+func (l *DepthLevel) UnmarshalJSON(b []byte) error { return levelModel.unmarshal(b, l) }
 
 // MarshalJSON encodes the service's wire form.
-func (l DepthLevel) MarshalJSON() ([]byte, error) {
-	return json.Marshal(depthLevelWire{Po: integer(l.Level), P: num(l.Price), V: num(l.Volume), O: num(l.Orders)})
-}
+func (l DepthLevel) MarshalJSON() ([]byte, error) { return levelModel.marshal(&l) }
 
 // Kline is one candle.
 type Kline struct {
@@ -110,26 +95,21 @@ type Kline struct {
 	Turnover float64   // tu
 }
 
-type klineWire struct {
-	T  millis `json:"t"`
-	O  num    `json:"o"`
-	H  num    `json:"h"`
-	L  num    `json:"l"`
-	C  num    `json:"c"`
-	V  num    `json:"v"`
-	Tu num    `json:"tu"`
-}
+var klineModel = newModel(func(st *fastState) *Kline { return &st.kline },
+	millisField("t", func(k *Kline) *time.Time { return &k.Time }),
+	numField("o", func(k *Kline) *float64 { return &k.Open }),
+	numField("h", func(k *Kline) *float64 { return &k.High }),
+	numField("l", func(k *Kline) *float64 { return &k.Low }),
+	numField("c", func(k *Kline) *float64 { return &k.Close }),
+	numField("v", func(k *Kline) *float64 { return &k.Volume }),
+	numField("tu", func(k *Kline) *float64 { return &k.Turnover }),
+)
 
 // UnmarshalJSON decodes the wire form.
-func (k *Kline) UnmarshalJSON(b []byte) error {
-	return unmarshalKline(b, k)
-}
+func (k *Kline) UnmarshalJSON(b []byte) error { return klineModel.unmarshal(b, k) }
 
 // MarshalJSON encodes the service's wire form.
-func (k Kline) MarshalJSON() ([]byte, error) {
-	return json.Marshal(klineWire{T: millis(k.Time), O: num(k.Open), H: num(k.High), L: num(k.Low),
-		C: num(k.Close), V: num(k.Volume), Tu: num(k.Turnover)})
-}
+func (k Kline) MarshalJSON() ([]byte, error) { return klineModel.marshal(&k) }
 
 // SplitRecord is one stock split or reverse split.
 type SplitRecord struct {
@@ -140,28 +120,19 @@ type SplitRecord struct {
 	Ratio  string    // v, "<number>:<number>"
 }
 
-type splitRecordWire struct {
-	D millis `json:"d"`
-	R str    `json:"r"`
-	N str    `json:"n"`
-	C str    `json:"c"`
-	V str    `json:"v"`
-}
+var splitModel = newModel(nil,
+	millisField("d", func(s *SplitRecord) *time.Time { return &s.ExDate }),
+	strField("r", func(s *SplitRecord) *Region { return &s.Region }),
+	strField("n", func(s *SplitRecord) *string { return &s.Name }),
+	strField("c", func(s *SplitRecord) *string { return &s.Code }),
+	strField("v", func(s *SplitRecord) *string { return &s.Ratio }),
+)
 
 // UnmarshalJSON decodes the wire form.
-func (s *SplitRecord) UnmarshalJSON(b []byte) error {
-	var w splitRecordWire
-	if err := unmarshalNested(b, &w); err != nil {
-		return err
-	}
-	*s = SplitRecord{ExDate: time.Time(w.D), Region: Region(w.R), Name: string(w.N), Code: string(w.C), Ratio: string(w.V)}
-	return nil
-}
+func (s *SplitRecord) UnmarshalJSON(b []byte) error { return splitModel.unmarshal(b, s) }
 
 // MarshalJSON encodes the service's wire form.
-func (s SplitRecord) MarshalJSON() ([]byte, error) {
-	return json.Marshal(splitRecordWire{D: millis(s.ExDate), R: str(s.Region), N: str(s.Name), C: str(s.Code), V: str(s.Ratio)})
-}
+func (s SplitRecord) MarshalJSON() ([]byte, error) { return splitModel.marshal(&s) }
 
 // SplitPage is one page of split records; Page is 0-based.
 type SplitPage struct {
@@ -173,22 +144,15 @@ type SplitPage struct {
 	Last          bool
 }
 
+var splitPageModel = newModel(nil, pageFields(splitModel, func(p *SplitPage) *pageInfoFields[SplitRecord] {
+	return (*pageInfoFields[SplitRecord])(p)
+})...)
+
 // UnmarshalJSON decodes the wire form.
-func (p *SplitPage) UnmarshalJSON(b []byte) error {
-	var w pageWire[SplitRecord]
-	if err := unmarshalNested(b, &w); err != nil {
-		return err
-	}
-	*p = SplitPage{Records: w.Content, Page: int(w.Page), Size: int(w.Size), TotalPages: int(w.TotalPages),
-		TotalElements: int(w.TotalElements), Last: bool(w.Last)}
-	return nil
-}
+func (p *SplitPage) UnmarshalJSON(b []byte) error { return splitPageModel.unmarshal(b, p) }
 
 // MarshalJSON encodes the service's wire form.
-func (p SplitPage) MarshalJSON() ([]byte, error) {
-	return json.Marshal(pageWire[SplitRecord]{Content: p.Records, Page: integer(p.Page), Size: integer(p.Size),
-		TotalPages: integer(p.TotalPages), TotalElements: integer(p.TotalElements), Last: boolean(p.Last)})
-}
+func (p SplitPage) MarshalJSON() ([]byte, error) { return splitPageModel.marshal(&p) }
 
 // NewsItem is one news article's headline.
 type NewsItem struct {
@@ -201,32 +165,21 @@ type NewsItem struct {
 	Provider  string    // pv
 }
 
-type newsItemWire struct {
-	ID str     `json:"id"`
-	Te str     `json:"te"`
-	Pt seconds `json:"pt"`
-	Mt str     `json:"mt"`
-	Lg str     `json:"lg"`
-	Lk str     `json:"lk"`
-	Pv str     `json:"pv"`
-}
+var newsItemModel = newModel(nil,
+	strField("id", func(n *NewsItem) *string { return &n.ID }),
+	strField("te", func(n *NewsItem) *string { return &n.Title }),
+	secondsField("pt", func(n *NewsItem) *time.Time { return &n.Published }),
+	strField("mt", func(n *NewsItem) *string { return &n.Market }),
+	strField("lg", func(n *NewsItem) *string { return &n.Lang }),
+	strField("lk", func(n *NewsItem) *string { return &n.Link }),
+	strField("pv", func(n *NewsItem) *string { return &n.Provider }),
+)
 
 // UnmarshalJSON decodes the wire form; pt may be a number or a string.
-func (n *NewsItem) UnmarshalJSON(b []byte) error {
-	var w newsItemWire
-	if err := unmarshalNested(b, &w); err != nil {
-		return err
-	}
-	*n = NewsItem{ID: string(w.ID), Title: string(w.Te), Published: time.Time(w.Pt), Market: string(w.Mt),
-		Lang: string(w.Lg), Link: string(w.Lk), Provider: string(w.Pv)}
-	return nil
-}
+func (n *NewsItem) UnmarshalJSON(b []byte) error { return newsItemModel.unmarshal(b, n) }
 
 // MarshalJSON encodes the service's wire form.
-func (n NewsItem) MarshalJSON() ([]byte, error) {
-	return json.Marshal(newsItemWire{ID: str(n.ID), Te: str(n.Title), Pt: seconds(n.Published), Mt: str(n.Market),
-		Lg: str(n.Lang), Lk: str(n.Link), Pv: str(n.Provider)})
-}
+func (n NewsItem) MarshalJSON() ([]byte, error) { return newsItemModel.marshal(&n) }
 
 // NewsQuery selects news. Market and Lang are required by the service;
 // Cursor is a previous page's NextCursor.
@@ -247,32 +200,19 @@ type NewsPage struct {
 	Count      int
 }
 
-type newsPageWire struct {
-	Data       []NewsItem `json:"data"`
-	Pagination struct {
-		NextCursor str     `json:"nextCursor"`
-		HasMore    boolean `json:"hasMore"`
-		Count      integer `json:"count"`
-	} `json:"pagination"`
-}
+// newsPageModel reads the page's items from data and the rest from the
+// pagination object.
+var newsPageModel = newModel(nil,
+	listField("data", newsItemModel, func(p *NewsPage) *[]NewsItem { return &p.Items }),
+	objectField("pagination", newModel(nil,
+		strField("nextCursor", func(p *NewsPage) *string { return &p.NextCursor }),
+		boolField("hasMore", func(p *NewsPage) *bool { return &p.HasMore }),
+		intField("count", func(p *NewsPage) *int { return &p.Count }),
+	)),
+)
 
 // UnmarshalJSON decodes the wire form.
-func (p *NewsPage) UnmarshalJSON(b []byte) error {
-	var w newsPageWire
-	if err := unmarshalNested(b, &w); err != nil {
-		return err
-	}
-	*p = NewsPage{Items: w.Data, NextCursor: string(w.Pagination.NextCursor), HasMore: bool(w.Pagination.HasMore),
-		Count: int(w.Pagination.Count)}
-	return nil
-}
+func (p *NewsPage) UnmarshalJSON(b []byte) error { return newsPageModel.unmarshal(b, p) }
 
 // MarshalJSON encodes the service's wire form.
-func (p NewsPage) MarshalJSON() ([]byte, error) {
-	var w newsPageWire
-	w.Data = p.Items
-	w.Pagination.NextCursor = str(p.NextCursor)
-	w.Pagination.HasMore = boolean(p.HasMore)
-	w.Pagination.Count = integer(p.Count)
-	return json.Marshal(w)
-}
+func (p NewsPage) MarshalJSON() ([]byte, error) { return newsPageModel.marshal(&p) }

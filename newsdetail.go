@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/d19c4e34/itick/internal/wire"
 )
 
 // Get returns one article with its summary and body. lang ("en", "hk",
@@ -55,62 +57,57 @@ type NewsArticle struct {
 	Market    string    // mt
 }
 
-type newsArticleWire struct {
-	ID  str     `json:"id"`
-	Te  str     `json:"te"`
-	Pt  seconds `json:"pt"`
-	Lg  str     `json:"lg"`
-	Lk  str     `json:"lk"`
-	Sd  str     `json:"sd"`
-	Cd  str     `json:"cd"`
-	Tg  strList `json:"tg"`
-	Mts strList `json:"mts"`
-	Mt  str     `json:"mt"`
-}
+var articleModel = newModel(nil,
+	strField("id", func(a *NewsArticle) *string { return &a.ID }),
+	strField("te", func(a *NewsArticle) *string { return &a.Title }),
+	secondsField("pt", func(a *NewsArticle) *time.Time { return &a.Published }),
+	strField("lg", func(a *NewsArticle) *string { return &a.Lang }),
+	strField("lk", func(a *NewsArticle) *string { return &a.Link }),
+	strField("sd", func(a *NewsArticle) *string { return &a.Summary }),
+	strField("cd", func(a *NewsArticle) *string { return &a.Body }),
+	strListField("tg", func(a *NewsArticle) *[]string { return &a.Tags }),
+	strListField("mts", func(a *NewsArticle) *[]string { return &a.Markets }),
+	strField("mt", func(a *NewsArticle) *string { return &a.Market }),
+)
 
 // UnmarshalJSON decodes the wire form; pt may be a number or a string.
-func (a *NewsArticle) UnmarshalJSON(b []byte) error {
-	var w newsArticleWire
-	if err := unmarshalNested(b, &w); err != nil {
-		return err
-	}
-	*a = NewsArticle{ID: string(w.ID), Title: string(w.Te), Published: time.Time(w.Pt), Lang: string(w.Lg),
-		Link: string(w.Lk), Summary: string(w.Sd), Body: string(w.Cd), Tags: w.Tg, Markets: w.Mts, Market: string(w.Mt)}
-	return nil
-}
+func (a *NewsArticle) UnmarshalJSON(b []byte) error { return articleModel.unmarshal(b, a) }
 
 // MarshalJSON encodes the service's wire form.
-func (a NewsArticle) MarshalJSON() ([]byte, error) {
-	return json.Marshal(newsArticleWire{ID: str(a.ID), Te: str(a.Title), Pt: seconds(a.Published), Lg: str(a.Lang),
-		Lk: str(a.Link), Sd: str(a.Summary), Cd: str(a.Body), Tg: a.Tags, Mts: a.Markets, Mt: str(a.Market)})
+func (a NewsArticle) MarshalJSON() ([]byte, error) { return articleModel.marshal(&a) }
+
+// strListField is a list of strings whose items may arrive as bare
+// numbers; null and [] are a nil list, written as [].
+func strListField[T any](name string, p func(*T) *[]string) field[T] {
+	return field[T]{name: name, want: "an array of strings",
+		dec: func(st *fastState, v *T, _ string) (err error) { *p(v), err = readStrings(&st.d, nil); return err },
+		enc: func(b []byte, v *T) ([]byte, error) {
+			if *p(v) == nil {
+				return append(b, "[]"...), nil
+			}
+			q, err := json.Marshal(*p(v))
+			return append(b, q...), err
+		}}
 }
 
-// strList is a list of strings whose items may arrive as bare numbers; null
-// is an empty list.
-type strList []string
-
-func (l *strList) UnmarshalJSON(b []byte) error {
-	var raw []str
-	if err := unmarshalNested(b, &raw); err != nil {
-		return err
+// readStrings reads an array of strings (each as strField reads one) or
+// null, appending them to out; an empty list is nil.
+func readStrings(d *wire.Decoder, out []string) ([]string, error) {
+	empty, err := enter(d, '[')
+	if err != nil || empty {
+		return out, err
 	}
-	if len(raw) == 0 {
-		*l = nil
-		return nil
+	for more := true; more; {
+		b, err := d.Str()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, string(b))
+		if more, err = d.Next(']'); err != nil {
+			return nil, err
+		}
 	}
-	out := make([]string, len(raw))
-	for i, s := range raw {
-		out[i] = string(s)
-	}
-	*l = out
-	return nil
-}
-
-func (l strList) MarshalJSON() ([]byte, error) {
-	if l == nil {
-		return []byte("[]"), nil
-	}
-	return json.Marshal([]string(l))
+	return out, nil
 }
 
 // isDotSegment reports an id that is "." or "..", also percent-encoded

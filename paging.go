@@ -8,15 +8,28 @@ import (
 	"slices"
 )
 
-// pageWire is the Spring-style page the service wraps split and IPO
-// records in; page is 0-based.
-type pageWire[T any] struct {
-	Content       []T     `json:"content"`
-	Page          integer `json:"page"`
-	Size          integer `json:"size"`
-	TotalPages    integer `json:"totalPages"`
-	TotalElements integer `json:"totalElements"`
-	Last          boolean `json:"last"`
+// pageFields is the Spring-style page the service wraps split and IPO
+// records in (page is 0-based), over the layout SplitPage and IPOPage
+// share.
+func pageFields[T, E any](elem *model[E], page func(*T) *pageInfoFields[E]) []field[T] {
+	return []field[T]{
+		listField("content", elem, func(t *T) *[]E { return &page(t).Records }),
+		intField("page", func(t *T) *int { return &page(t).Page }),
+		intField("size", func(t *T) *int { return &page(t).Size }),
+		intField("totalPages", func(t *T) *int { return &page(t).TotalPages }),
+		intField("totalElements", func(t *T) *int { return &page(t).TotalElements }),
+		boolField("last", func(t *T) *bool { return &page(t).Last }),
+	}
+}
+
+// pageInfoFields is the layout of SplitPage and IPOPage.
+type pageInfoFields[E any] struct {
+	Records       []E
+	Page          int
+	Size          int
+	TotalPages    int
+	TotalElements int
+	Last          bool
 }
 
 // pageInfo is what the iterator needs from one page.

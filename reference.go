@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/d19c4e34/itick/internal/batch"
+	"github.com/d19c4e34/itick/internal/wire"
 )
 
 // MarketService serves reference data: the symbol list, exchange holidays
@@ -120,31 +120,20 @@ type Symbol struct {
 	ShortName string    // l
 }
 
-type symbolWire struct {
-	C str `json:"c"`
-	N str `json:"n"`
-	T str `json:"t"`
-	E str `json:"e"`
-	S str `json:"s"`
-	L str `json:"l"`
-}
+var symbolModel = newModel(nil,
+	strField("c", func(s *Symbol) *string { return &s.Code }),
+	strField("n", func(s *Symbol) *string { return &s.Name }),
+	strField("t", func(s *Symbol) *AssetType { return &s.Type }),
+	strField("e", func(s *Symbol) *string { return &s.Exchange }),
+	strField("s", func(s *Symbol) *string { return &s.Sector }),
+	strField("l", func(s *Symbol) *string { return &s.ShortName }),
+)
 
 // UnmarshalJSON decodes the wire form.
-func (s *Symbol) UnmarshalJSON(b []byte) error {
-	var w symbolWire
-	if err := unmarshalNested(b, &w); err != nil {
-		return err
-	}
-	*s = Symbol{Code: string(w.C), Name: string(w.N), Type: AssetType(w.T), Exchange: string(w.E),
-		Sector: string(w.S), ShortName: string(w.L)}
-	return nil
-}
+func (s *Symbol) UnmarshalJSON(b []byte) error { return symbolModel.unmarshal(b, s) }
 
 // MarshalJSON encodes the service's wire form.
-func (s Symbol) MarshalJSON() ([]byte, error) {
-	return json.Marshal(symbolWire{C: str(s.Code), N: str(s.Name), T: str(s.Type), E: str(s.Exchange),
-		S: str(s.Sector), L: str(s.ShortName)})
-}
+func (s Symbol) MarshalJSON() ([]byte, error) { return symbolModel.marshal(&s) }
 
 // Holiday is the holiday calendar of one market for one year.
 type Holiday struct {
@@ -156,119 +145,102 @@ type Holiday struct {
 	Year         int         // ey
 }
 
-type holidayWire struct {
-	C  str      `json:"c"`
-	R  str      `json:"r"`
-	Tz num      `json:"tz"`
-	Et str      `json:"et"`
-	V  dateList `json:"v"`
-	Ey year     `json:"ey"`
-}
-
-// year is the holiday year, sent as text ("2025") or a number; empty is 0.
-type year int
-
-func (y *year) UnmarshalJSON(b []byte) error {
-	var s str
-	if err := s.UnmarshalJSON(b); err != nil {
-		return err
-	}
-	t := strings.TrimSpace(string(s))
-	if t == "" {
-		*y = 0
-		return nil
-	}
-	n, err := strconv.Atoi(t)
-	if err != nil {
-		return badValue(b, "a year")
-	}
-	*y = year(n)
-	return nil
-}
-
-// MarshalJSON writes the year as text, as the service sends it; 0 is "".
-func (y year) MarshalJSON() ([]byte, error) {
-	if y == 0 {
-		return []byte(`""`), nil
-	}
-	return strconv.AppendQuote(nil, strconv.Itoa(int(y))), nil
-}
+var holidayModel = newModel(nil,
+	strField("c", func(h *Holiday) *string { return &h.Market }),
+	strField("r", func(h *Holiday) *string { return &h.Country }),
+	numField("tz", func(h *Holiday) *float64 { return &h.UTCOffset }),
+	strField("et", func(h *Holiday) *string { return &h.TradingHours }),
+	field[Holiday]{name: "v", want: "a list of dates",
+		dec: func(st *fastState, h *Holiday, _ string) (err error) { h.Dates, err = readDates(&st.d); return err },
+		enc: func(b []byte, h *Holiday) ([]byte, error) { return appendDates(b, h.Dates), nil }},
+	field[Holiday]{name: "ey", want: "a year",
+		dec: func(st *fastState, h *Holiday, _ string) (err error) { h.Year, err = readYear(&st.d); return err },
+		enc: func(b []byte, h *Holiday) ([]byte, error) { return appendYear(b, h.Year), nil }},
+)
 
 // UnmarshalJSON decodes the wire form, whose v is a JSON-encoded list of
 // dates inside a string.
-func (h *Holiday) UnmarshalJSON(b []byte) error {
-	var w holidayWire
-	if err := unmarshalNested(b, &w); err != nil {
-		return err
-	}
-	*h = Holiday{Market: string(w.C), Country: string(w.R), UTCOffset: float64(w.Tz),
-		TradingHours: string(w.Et), Dates: w.V, Year: int(w.Ey)}
-	return nil
-}
+func (h *Holiday) UnmarshalJSON(b []byte) error { return holidayModel.unmarshal(b, h) }
 
 // MarshalJSON encodes the service's wire form.
-func (h Holiday) MarshalJSON() ([]byte, error) {
-	w := holidayWire{C: str(h.Market), R: str(h.Country), Tz: num(h.UTCOffset), Et: str(h.TradingHours), V: h.Dates,
-		Ey: year(h.Year)}
-	return json.Marshal(w)
+func (h Holiday) MarshalJSON() ([]byte, error) { return holidayModel.marshal(&h) }
+
+// readYear reads the holiday year, sent as text ("2025") or a number;
+// empty is 0.
+func readYear(d *wire.Decoder) (int, error) {
+	b, err := d.Str()
+	if err != nil {
+		return 0, err
+	}
+	t := strings.TrimSpace(string(b))
+	if t == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(t)
+	if err != nil {
+		return 0, errNotYear
+	}
+	return n, nil
 }
 
-// dateList is a list of calendar dates sent as a string holding a JSON
-// array ("[\"2025-01-01\"]"); a plain array is accepted too.
-type dateList []time.Time
+// appendYear writes the year as text, as the service sends it; 0 is "".
+func appendYear(b []byte, y int) []byte {
+	if y == 0 {
+		return append(b, `""`...)
+	}
+	return strconv.AppendQuote(b, strconv.Itoa(y))
+}
 
 var dateLayouts = []string{time.DateOnly, "2006/01/02", "20060102"}
 
-func (d *dateList) UnmarshalJSON(b []byte) error {
-	if err := d.unmarshal(b); err != nil {
-		return &valueError{raw: b, want: "a list of dates"}
-	}
-	return nil
-}
-
-func (d *dateList) unmarshal(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		var inner string
-		if err := unmarshalNested(b, &inner); err != nil {
-			return err
-		}
-		b = bytes.TrimSpace([]byte(inner))
-	}
-	if len(b) == 0 || string(b) == "null" {
-		*d = nil
-		return nil
-	}
-	var raw []str
-	if err := unmarshalNested(b, &raw); err != nil {
-		return err
-	}
-	if len(raw) == 0 {
-		*d = nil
-		return nil
-	}
-	out := make([]time.Time, 0, len(raw))
-	for _, r := range raw {
-		t, err := parseDate(strings.TrimSpace(string(r)))
+// readDates reads a list of calendar dates sent as a string holding a
+// JSON array ("[\"2025-01-01\"]"); a plain array is accepted too, and
+// null, "" or an empty list is nil.
+func readDates(d *wire.Decoder) ([]time.Time, error) {
+	var inner wire.Decoder
+	if d.Peek() == '"' {
+		s, err := d.Str()
 		if err != nil {
-			return err
+			return nil, err
+		}
+		s = bytes.TrimSpace(s)
+		if len(s) == 0 || string(s) == "null" {
+			return nil, nil
+		}
+		inner.Reset(s)
+		d = &inner
+	}
+	var arr [8]string
+	days, err := readStrings(d, arr[:0])
+	if err == nil && d == &inner {
+		err = d.End()
+	}
+	if err != nil {
+		return nil, errNotDates // an error inside the string has no place in the body
+	}
+	if len(days) == 0 {
+		return nil, nil
+	}
+	out := make([]time.Time, 0, len(days))
+	for _, day := range days {
+		t, err := parseDate(strings.TrimSpace(day))
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, t)
 	}
-	*d = out
-	return nil
+	return out, nil
 }
 
-func (d dateList) MarshalJSON() ([]byte, error) {
-	days := make([]string, len(d))
-	for i, t := range d {
+// appendDates writes dates as the service does: a string holding a JSON
+// array of dates; nil is "[]".
+func appendDates(b []byte, dates []time.Time) []byte {
+	days := make([]string, len(dates))
+	for i, t := range dates {
 		days[i] = t.Format(time.DateOnly)
 	}
-	inner, err := json.Marshal(days)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(string(inner))
+	inner, _ := json.Marshal(days) // strings always encode
+	return appendString(b, string(inner))
 }
 
 func parseDate(s string) (time.Time, error) {
@@ -277,7 +249,7 @@ func parseDate(s string) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, errors.New("itick: not a date")
+	return time.Time{}, errNotDates
 }
 
 // MarketState is a market's trading session, the s field of the market
@@ -331,83 +303,63 @@ type MarketStatus struct {
 	LocalTime string      // l: the market's local time, "2006-01-02 15:04:05"
 }
 
-type marketStatusWire struct {
-	C str       `json:"c"`
-	R str       `json:"r"`
-	O boolean   `json:"o"`
-	S str       `json:"s"`
-	H str       `json:"h"`
-	T commaList `json:"t"`
-	Z str       `json:"z"`
-	L str       `json:"l"`
-}
+var marketStatusModel = newModel(nil,
+	strField("c", func(m *MarketStatus) *string { return &m.Code }),
+	strField("r", func(m *MarketStatus) *string { return &m.Region }),
+	boolField("o", func(m *MarketStatus) *bool { return &m.Open }),
+	strField("s", func(m *MarketStatus) *MarketState { return &m.State }),
+	strField("h", func(m *MarketStatus) *string { return &m.Holiday }),
+	field[MarketStatus]{name: "t", want: "a string or an array",
+		dec: func(st *fastState, m *MarketStatus, _ string) (err error) {
+			m.Sessions, err = readCommaList(&st.d)
+			return err
+		},
+		enc: func(b []byte, m *MarketStatus) ([]byte, error) {
+			return appendString(b, strings.Join(m.Sessions, ",")), nil
+		}},
+	strField("z", func(m *MarketStatus) *string { return &m.Zone }),
+	strField("l", func(m *MarketStatus) *string { return &m.LocalTime }),
+)
 
 // UnmarshalJSON decodes the wire form; o may be a boolean or a string.
-func (m *MarketStatus) UnmarshalJSON(b []byte) error {
-	var w marketStatusWire
-	if err := unmarshalNested(b, &w); err != nil {
-		return err
-	}
-	*m = MarketStatus{Code: string(w.C), Region: string(w.R), Open: bool(w.O), State: MarketState(w.S),
-		Holiday: string(w.H), Sessions: w.T, Zone: string(w.Z), LocalTime: string(w.L)}
-	return nil
-}
+func (m *MarketStatus) UnmarshalJSON(b []byte) error { return marketStatusModel.unmarshal(b, m) }
 
 // MarshalJSON encodes the service's wire form.
-func (m MarketStatus) MarshalJSON() ([]byte, error) {
-	return json.Marshal(marketStatusWire{C: str(m.Code), R: str(m.Region), O: boolean(m.Open), S: str(m.State),
-		H: str(m.Holiday), T: m.Sessions, Z: str(m.Zone), L: str(m.LocalTime)})
-}
+func (m MarketStatus) MarshalJSON() ([]byte, error) { return marketStatusModel.marshal(&m) }
 
-// commaList is a comma-separated string such as "08:00-09:00,09:00-17:30,";
-// empty items are dropped and a JSON array is accepted too.
-type commaList []string
-
-func (c *commaList) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	var items []str
-	if len(b) > 0 && b[0] == '[' {
-		if err := unmarshalNested(b, &items); err != nil {
-			return err
+// readCommaList reads a comma-separated string such as
+// "08:00-09:00,09:00-17:30,"; empty items are dropped and a JSON array is
+// accepted too.
+func readCommaList(d *wire.Decoder) ([]string, error) {
+	var items []string
+	if d.Peek() == '[' {
+		var err error
+		if items, err = readStrings(d, nil); err != nil {
+			return nil, err
 		}
 	} else {
-		var s str
-		if err := unmarshalNested(b, &s); err != nil {
-			return err
+		s, err := d.Str()
+		if err != nil {
+			return nil, err
 		}
-		for _, it := range strings.Split(string(s), ",") {
-			items = append(items, str(it))
-		}
+		items = strings.Split(string(s), ",")
 	}
 	var out []string
 	for _, it := range items {
-		if v := strings.TrimSpace(string(it)); v != "" {
+		if v := strings.TrimSpace(it); v != "" {
 			out = append(out, v)
 		}
 	}
-	*c = out
-	return nil
+	return out, nil
 }
-
-func (c commaList) MarshalJSON() ([]byte, error) { return json.Marshal(strings.Join(c, ",")) }
 
 // statusList is the market status data: an array, or one object.
 type statusList []MarketStatus
 
-func (l *statusList) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '{' {
-		var one MarketStatus
-		if err := unmarshalNested(b, &one); err != nil {
-			return err
-		}
-		*l = statusList{one}
-		return nil
+func readStatusList(st *fastState) (statusList, error) {
+	if st.d.Peek() == '{' {
+		one, err := marketStatusModel.read(st, "")
+		return statusList{one}, err
 	}
-	var many []MarketStatus
-	if err := unmarshalNested(b, &many); err != nil {
-		return err
-	}
-	*l = many
-	return nil
+	return readList(st, marketStatusModel)
 }

@@ -2,7 +2,6 @@ package itick
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/url"
 	"strconv"
@@ -85,42 +84,28 @@ type StockInfo struct {
 	Currency    string  // fcc
 }
 
-type stockInfoWire struct {
-	C   str `json:"c"`
-	N   str `json:"n"`
-	T   str `json:"t"`
-	E   str `json:"e"`
-	S   str `json:"s"`
-	I   str `json:"i"`
-	L   str `json:"l"`
-	R   str `json:"r"`
-	Bd  str `json:"bd"`
-	Wu  str `json:"wu"`
-	Mcb num `json:"mcb"`
-	Tso num `json:"tso"`
-	Pet num `json:"pet"`
-	Fcc str `json:"fcc"`
-}
+var stockInfoModel = newModel(nil,
+	strField("c", func(s *StockInfo) *string { return &s.Code }),
+	strField("n", func(s *StockInfo) *string { return &s.Name }),
+	strField("t", func(s *StockInfo) *string { return &s.Type }),
+	strField("e", func(s *StockInfo) *string { return &s.Exchange }),
+	strField("s", func(s *StockInfo) *string { return &s.Sector }),
+	strField("i", func(s *StockInfo) *string { return &s.Industry }),
+	strField("l", func(s *StockInfo) *string { return &s.Logo }),
+	strField("r", func(s *StockInfo) *Region { return &s.Region }),
+	strField("bd", func(s *StockInfo) *string { return &s.Description }),
+	strField("wu", func(s *StockInfo) *string { return &s.Website }),
+	numField("mcb", func(s *StockInfo) *float64 { return &s.MarketCap }),
+	numField("tso", func(s *StockInfo) *float64 { return &s.Shares }),
+	numField("pet", func(s *StockInfo) *float64 { return &s.PE }),
+	strField("fcc", func(s *StockInfo) *string { return &s.Currency }),
+)
 
 // UnmarshalJSON decodes the wire form, tolerating numbers sent as strings.
-func (s *StockInfo) UnmarshalJSON(b []byte) error {
-	var w stockInfoWire
-	if err := unmarshalNested(b, &w); err != nil {
-		return err
-	}
-	*s = StockInfo{Code: string(w.C), Name: string(w.N), Type: string(w.T), Exchange: string(w.E),
-		Sector: string(w.S), Industry: string(w.I), Logo: string(w.L), Region: Region(w.R),
-		Description: string(w.Bd), Website: string(w.Wu), MarketCap: float64(w.Mcb), Shares: float64(w.Tso),
-		PE: float64(w.Pet), Currency: string(w.Fcc)}
-	return nil
-}
+func (s *StockInfo) UnmarshalJSON(b []byte) error { return stockInfoModel.unmarshal(b, s) }
 
 // MarshalJSON encodes the service's wire form.
-func (s StockInfo) MarshalJSON() ([]byte, error) {
-	return json.Marshal(stockInfoWire{C: str(s.Code), N: str(s.Name), T: str(s.Type), E: str(s.Exchange),
-		S: str(s.Sector), I: str(s.Industry), L: str(s.Logo), R: str(s.Region), Bd: str(s.Description),
-		Wu: str(s.Website), Mcb: num(s.MarketCap), Tso: num(s.Shares), Pet: num(s.PE), Fcc: str(s.Currency)})
-}
+func (s StockInfo) MarshalJSON() ([]byte, error) { return stockInfoModel.marshal(&s) }
 
 // IPO is one initial public offering. MarketCap and Price are the
 // service's text, such as "19.1M" and "3.50-4.50".
@@ -137,38 +122,25 @@ type IPO struct {
 	ResultDate        time.Time // ro: allotment results, Unix seconds, UTC
 }
 
-type ipoWire struct {
-	Dt millis  `json:"dt"`
-	Cn str     `json:"cn"`
-	Sc str     `json:"sc"`
-	Ex str     `json:"ex"`
-	Ct str     `json:"ct"`
-	Mc str     `json:"mc"`
-	Pr str     `json:"pr"`
-	Bs seconds `json:"bs"`
-	Es seconds `json:"es"`
-	Ro seconds `json:"ro"`
-}
+var ipoModel = newModel(nil,
+	millisField("dt", func(p *IPO) *time.Time { return &p.ListingDate }),
+	strField("cn", func(p *IPO) *string { return &p.Company }),
+	strField("sc", func(p *IPO) *string { return &p.Code }),
+	strField("ex", func(p *IPO) *string { return &p.Exchange }),
+	strField("ct", func(p *IPO) *string { return &p.Country }),
+	strField("mc", func(p *IPO) *string { return &p.MarketCap }),
+	strField("pr", func(p *IPO) *string { return &p.Price }),
+	secondsField("bs", func(p *IPO) *time.Time { return &p.SubscriptionStart }),
+	secondsField("es", func(p *IPO) *time.Time { return &p.SubscriptionEnd }),
+	secondsField("ro", func(p *IPO) *time.Time { return &p.ResultDate }),
+)
 
 // UnmarshalJSON decodes the wire form: dt in milliseconds, bs, es and ro in
 // seconds.
-func (p *IPO) UnmarshalJSON(b []byte) error {
-	var w ipoWire
-	if err := unmarshalNested(b, &w); err != nil {
-		return err
-	}
-	*p = IPO{ListingDate: time.Time(w.Dt), Company: string(w.Cn), Code: string(w.Sc), Exchange: string(w.Ex),
-		Country: string(w.Ct), MarketCap: string(w.Mc), Price: string(w.Pr),
-		SubscriptionStart: time.Time(w.Bs), SubscriptionEnd: time.Time(w.Es), ResultDate: time.Time(w.Ro)}
-	return nil
-}
+func (p *IPO) UnmarshalJSON(b []byte) error { return ipoModel.unmarshal(b, p) }
 
 // MarshalJSON encodes the service's wire form.
-func (p IPO) MarshalJSON() ([]byte, error) {
-	return json.Marshal(ipoWire{Dt: millis(p.ListingDate), Cn: str(p.Company), Sc: str(p.Code), Ex: str(p.Exchange),
-		Ct: str(p.Country), Mc: str(p.MarketCap), Pr: str(p.Price),
-		Bs: seconds(p.SubscriptionStart), Es: seconds(p.SubscriptionEnd), Ro: seconds(p.ResultDate)})
-}
+func (p IPO) MarshalJSON() ([]byte, error) { return ipoModel.marshal(&p) }
 
 // IPOPage is one page of IPOs; Page is 0-based.
 type IPOPage struct {
@@ -180,19 +152,12 @@ type IPOPage struct {
 	Last          bool
 }
 
+var ipoPageModel = newModel(nil, pageFields(ipoModel, func(p *IPOPage) *pageInfoFields[IPO] {
+	return (*pageInfoFields[IPO])(p)
+})...)
+
 // UnmarshalJSON decodes the wire form.
-func (p *IPOPage) UnmarshalJSON(b []byte) error {
-	var w pageWire[IPO]
-	if err := unmarshalNested(b, &w); err != nil {
-		return err
-	}
-	*p = IPOPage{Records: w.Content, Page: int(w.Page), Size: int(w.Size), TotalPages: int(w.TotalPages),
-		TotalElements: int(w.TotalElements), Last: bool(w.Last)}
-	return nil
-}
+func (p *IPOPage) UnmarshalJSON(b []byte) error { return ipoPageModel.unmarshal(b, p) }
 
 // MarshalJSON encodes the service's wire form.
-func (p IPOPage) MarshalJSON() ([]byte, error) {
-	return json.Marshal(pageWire[IPO]{Content: p.Records, Page: integer(p.Page), Size: integer(p.Size),
-		TotalPages: integer(p.TotalPages), TotalElements: integer(p.TotalElements), Last: boolean(p.Last)})
-}
+func (p IPOPage) MarshalJSON() ([]byte, error) { return ipoPageModel.marshal(&p) }

@@ -456,15 +456,6 @@ func (ss *session) read() {
 	}
 }
 
-// looseMessage is a reply whose data does not fit message's: only what
-// routes it is read.
-type looseMessage struct {
-	Code  envCode         `json:"code"`
-	ResAc str             `json:"resAc"`
-	Msg   str             `json:"msg"`
-	Data  json.RawMessage `json:"data"`
-}
-
 // offer puts v in a one-slot channel, replacing what nobody took.
 func offer[T any](ch chan T, v T) {
 	for {

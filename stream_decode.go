@@ -1,7 +1,6 @@
 package itick
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -141,13 +140,26 @@ func (p *pushDecoder) scanData(m *scannedMessage) error {
 	return err
 }
 
+// replyModel reads a reply: only what routes it.
+var replyModel = newModel(nil,
+	field[message]{name: "code", want: "an integer or a text code",
+		dec: func(st *fastState, m *message, _ string) error {
+			var e scannedEnvelope
+			err := readCode(&st.d, &e)
+			m.Code = e.code
+			return err
+		}},
+	strField("resAc", func(m *message) *string { return &m.ResAc }),
+	strField("msg", func(m *message) *string { return &m.Msg }),
+)
+
 // decodeReply decodes a message that is not a push.
 func decodeReply(frame []byte) (*message, error) {
-	var m looseMessage
-	if err := json.Unmarshal(frame, &m); err != nil {
+	var m message
+	if err := replyModel.unmarshal(frame, &m); err != nil {
 		return nil, fmt.Errorf("itick: stream message: %w", err)
 	}
-	return &message{Code: m.Code, ResAc: m.ResAc, Msg: m.Msg}, nil
+	return &m, nil
 }
 
 // pushHead is what routes a push: its product and type, and the legacy
@@ -185,7 +197,7 @@ func (p *pushDecoder) head(h *pushHead) error {
 		case 4:
 			h.hasK = !d.Null()
 			if h.hasK {
-				h.k, err = fastKline(d)
+				h.k, err = readKline(&p.st)
 			}
 		default:
 			err = d.Skip()
@@ -230,19 +242,19 @@ func (p *pushDecoder) push(data []byte, h *pushHead) (ev Event, isPush bool, err
 	switch typ {
 	case ChannelQuote:
 		var q Quote
-		if q, err = fastQuote(&p.st, raw); err == nil {
+		if q, err = readQuote(&p.st, raw); err == nil {
 			q.Symbol = code
 			ev = QuoteEvent{Code: code, Region: reg, Exchange: exch, Quote: q}
 		}
 	case ChannelTick:
 		var t Tick
-		if t, err = fastTick(&p.st, raw); err == nil {
+		if t, err = readTick(&p.st, raw); err == nil {
 			t.Symbol = code
 			ev = TickEvent{Code: code, Region: reg, Exchange: exch, Tick: t}
 		}
 	case ChannelDepth:
 		var b DepthBook
-		if b, err = fastBook(&p.st, raw); err == nil {
+		if b, err = readBook(&p.st, raw); err == nil {
 			b.Symbol = code
 			ev = DepthEvent{Code: code, Region: reg, Exchange: exch, Depth: b}
 		}
@@ -252,7 +264,7 @@ func (p *pushDecoder) push(data []byte, h *pushHead) (ev Event, isPush bool, err
 			return nil, true, fmt.Errorf("itick: stream push for %s: unknown type %q", code, string(typ))
 		}
 		var k Kline
-		if k, err = fastKline(d); err == nil {
+		if k, err = readKline(&p.st); err == nil {
 			ev = KlineEvent{Code: code, Region: reg, Exchange: exch, Interval: iv, Kline: k}
 		}
 	}

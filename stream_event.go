@@ -244,8 +244,8 @@ func cutLast(s string, sep byte) (before, after string, found bool) {
 // routes it and what an acknowledgement says.
 type message struct {
 	Code  envCode
-	ResAc str
-	Msg   str
+	ResAc string
+	Msg   string
 }
 
 // matcher finds the subscription a pushed product belongs to, if any.

@@ -1,7 +1,6 @@
 package itick
 
 import (
-	"encoding/json"
 	"strconv"
 	"time"
 )
@@ -94,24 +93,19 @@ type Tick struct {
 	Direction TradeDirection // d (stocks only): neutral, sell or buy
 }
 
-type tickWire struct {
-	S  str     `json:"s"`
-	Ld num     `json:"ld"`
-	T  millis  `json:"t"`
-	V  num     `json:"v"`
-	Te integer `json:"te"`
-	Tu num     `json:"tu"`
-	TS integer `json:"ts"`
-	D  integer `json:"d"`
-}
+var tickModel = newModel(func(st *fastState) *Tick { return &st.tick },
+	strField("s", func(t *Tick) *string { return &t.Symbol }),
+	numField("ld", func(t *Tick) *float64 { return &t.Last }),
+	millisField("t", func(t *Tick) *time.Time { return &t.Time }),
+	numField("v", func(t *Tick) *float64 { return &t.Volume }),
+	intField("te", func(t *Tick) *TickSession { return &t.Session }),
+	numField("tu", func(t *Tick) *float64 { return &t.Turnover }),
+	intField("ts", func(t *Tick) *TradingStatus { return &t.Status }),
+	intField("d", func(t *Tick) *TradeDirection { return &t.Direction }),
+)
 
 // UnmarshalJSON decodes the wire form, tolerating numbers sent as strings.
-func (t *Tick) UnmarshalJSON(b []byte) error {
-	return unmarshalTick(b, t)
-}
+func (t *Tick) UnmarshalJSON(b []byte) error { return tickModel.unmarshal(b, t) }
 
 // MarshalJSON encodes the service's wire form.
-func (t Tick) MarshalJSON() ([]byte, error) {
-	return json.Marshal(tickWire{S: str(t.Symbol), Ld: num(t.Last), T: millis(t.Time), V: num(t.Volume),
-		Te: integer(t.Session), Tu: num(t.Turnover), TS: integer(t.Status), D: integer(t.Direction)})
-}
+func (t Tick) MarshalJSON() ([]byte, error) { return tickModel.marshal(&t) }
