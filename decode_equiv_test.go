@@ -154,7 +154,7 @@ func (holidayRef) decode(b []byte) (Holiday, error)     { return holidayFromWire
 func (statusRef) decode(b []byte) (MarketStatus, error) { return marketStatusFromWire(b) }
 
 func refStatusList(raw []byte, out any) error {
-	if bytes.TrimSpace(raw)[0] == '{' {
+	if b := bytes.TrimSpace(raw); len(b) > 0 && b[0] == '{' {
 		one, err := marketStatusFromWire(raw)
 		if err == nil {
 			*out.(*statusList) = statusList{one}
@@ -165,7 +165,7 @@ func refStatusList(raw []byte, out any) error {
 }
 
 func refKlineData(raw []byte, out any) error {
-	if b := bytes.TrimSpace(raw); b[0] == '{' {
+	if b := bytes.TrimSpace(raw); len(b) > 0 && b[0] == '{' {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(b, &m); err == nil && len(m) == 0 {
 			*out.(*klineData) = klineData{emptyObject: true}
@@ -418,6 +418,9 @@ func FuzzDecodeEquivalence(f *testing.F) {
 	for _, tc := range toleranceCases {
 		f.Add([]byte(tc.body))
 	}
+	for _, body := range repeatedKeyBodies {
+		f.Add([]byte(body))
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		checkEquivalent(t, body)
 	})
@@ -461,4 +464,25 @@ func shrinkFixture(t testing.TB, body []byte) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// repeatedKeyBodies repeat a key that holds an array, which encoding/json
+// decodes over the slice the first occurrence filled: a level or item the
+// second array leaves a field out of keeps the first one's value there.
+var repeatedKeyBodies = []string{
+	`{"code":0,"data":{"s":"700","a":[{"po":1,"p":1,"v":1,"o":1},{"po":2,"p":2,"v":2,"o":2}],"a":[{"po":3},{"x":0}]}}`,
+	`{"code":0,"data":{"s":"700","a":[{"po":1,"p":1},{"po":2,"p":2},{"po":3,"p":3}],"a":[{"v":9}],"a":[{"o":1},null,{"o":3}]}}`,
+	`{"code":0,"data":{"s":"700","b":[{"po":1,"p":1}],"b":[],"b":[{"v":2}]}}`,
+	`{"code":0,"data":{"s":"700","b":[{"po":1,"p":1}],"b":null,"b":[{"v":2}]}}`,
+	`{"code":0,"data":{"content":[{"c":"A","n":"a"},{"c":"B","n":"b"}],"content":[{"v":"1:2"},{"v":"3:4"},{"c":"C"}]}}`,
+	`{"code":0,"data":{"data":[{"id":"1","te":"one"},{"id":"2"}],"data":[{"lg":"en"}],"pagination":{"count":2}}}`,
+}
+
+func TestRepeatedArrayKeysDecodeAsEncodingJSON(t *testing.T) {
+	t.Parallel()
+	for _, body := range repeatedKeyBodies {
+		if ok := checkEquivalent(t, []byte(body)); len(ok) == 0 {
+			t.Errorf("%s decodes as no type", body)
+		}
+	}
 }

@@ -20,26 +20,41 @@ import (
 // so the stream may accept more than it; never less, nor differently.
 
 type refPushWire struct {
-	S    str              `json:"s"`
-	R    str              `json:"r"`
-	Type str              `json:"type"`
-	Ld   num              `json:"ld"`
-	O    num              `json:"o"`
-	P    num              `json:"p"`
-	H    num              `json:"h"`
-	L    num              `json:"l"`
-	C    num              `json:"c"`
-	T    num              `json:"t"`
-	V    num              `json:"v"`
-	Tu   num              `json:"tu"`
-	TS   integer          `json:"ts"`
-	Te   integer          `json:"te"`
-	D    integer          `json:"d"`
-	Ch   num              `json:"ch"`
-	Chp  num              `json:"chp"`
-	A    []depthLevelWire `json:"a"`
-	B    []depthLevelWire `json:"b"`
-	K    *klineWire       `json:"k"`
+	S    str          `json:"s"`
+	R    str          `json:"r"`
+	Type str          `json:"type"`
+	Ld   num          `json:"ld"`
+	O    num          `json:"o"`
+	P    num          `json:"p"`
+	H    num          `json:"h"`
+	L    num          `json:"l"`
+	C    num          `json:"c"`
+	T    num          `json:"t"`
+	V    num          `json:"v"`
+	Tu   num          `json:"tu"`
+	TS   integer      `json:"ts"`
+	Te   integer      `json:"te"`
+	D    integer      `json:"d"`
+	Ch   num          `json:"ch"`
+	Chp  num          `json:"chp"`
+	A    []freshLevel `json:"a"`
+	B    []freshLevel `json:"b"`
+	K    *klineWire   `json:"k"`
+}
+
+// freshLevel is a level decoded whole, as DepthLevel.UnmarshalJSON decodes
+// it: when a side's key repeats, encoding/json decodes the second array over
+// the first one's elements, and a plain struct element would keep the
+// fields the second one leaves out.
+type freshLevel depthLevelWire
+
+func (l *freshLevel) UnmarshalJSON(b []byte) error {
+	var w depthLevelWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*l = freshLevel(w)
+	return nil
 }
 
 func refDecodePushJSON(data []byte, match matcher) (Event, error) {
@@ -106,7 +121,7 @@ func refPushTime(f num) (time.Time, error) {
 	return time.Time(m), err
 }
 
-func refDepthLevels(ws []depthLevelWire) []DepthLevel {
+func refDepthLevels(ws []freshLevel) []DepthLevel {
 	if ws == nil {
 		return nil
 	}
