@@ -80,6 +80,27 @@ func startReplay(b *testing.B, frames [][]byte) *httptest.Server {
 	if len(cur) > 0 {
 		batches = append(batches, cur)
 	}
+	return serveReplay(b, func(write func([]byte) error, done <-chan struct{}) {
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if write(batches[i%len(batches)]) != nil {
+				return
+			}
+		}
+	})
+}
+
+// serveReplay starts a WebSocket server on 127.0.0.1 that speaks enough of
+// the service's protocol to authenticate, answer pings and acknowledge
+// subscriptions. After a connection's first acknowledged subscription it
+// runs pump in a goroutine of its own: write sends whole, already encoded
+// frames, one writer at a time, and done closes when the connection ends.
+func serveReplay(tb testing.TB, pump func(write func([]byte) error, done <-chan struct{})) *httptest.Server {
+	tb.Helper()
 	var wg sync.WaitGroup
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := r.Header.Get("Sec-WebSocket-Key")
@@ -124,22 +145,13 @@ func startReplay(b *testing.B, frames [][]byte) *httptest.Server {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						for i := 0; ; i++ {
-							select {
-							case <-done:
-								return
-							default:
-							}
-							if write(batches[i%len(batches)]) != nil {
-								return
-							}
-						}
+						pump(write, done)
 					}()
 				})
 			}
 		}
 	}))
-	b.Cleanup(func() {
+	tb.Cleanup(func() {
 		srv.CloseClientConnections()
 		srv.Close()
 		wg.Wait()

@@ -1,0 +1,598 @@
+package itick
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"golang.org/x/time/rate"
+)
+
+// The latency benchmark writes the replay frames at a fixed pace and times
+// each event from just before its frame is written to when the consumer
+// holds it. Every frame carries its sequence number in a field both
+// readers decode anyway, in a fixed number of digits so the frames keep
+// their size: t (Unix ms) of quotes, ticks and candles is seqTimeBase plus
+// the number, and the order count of a book's best ask is seqOrdersBase
+// plus it. A side table indexed by the number holds when it was written.
+const (
+	latencyRate   = 20_000  // events a second offered
+	latencyEvents = 200_000 // measured events per benchmark iteration
+	latencyWarm   = 2_000   // events written and received before measuring
+
+	seqDigits     = 7
+	seqLimit      = 10_000_000    // 10^seqDigits
+	seqTimeBase   = 1731880000000 // ms, 2024-11-17, a round number ending in seqDigits zeros
+	seqOrdersBase = 10_000_000
+)
+
+// latencyFrame is a replay frame encoded for the wire, with the offset of
+// the seqDigits digits that take its sequence number.
+type latencyFrame struct {
+	enc  []byte
+	slot int
+}
+
+// latencyFrames rewrites replayFrames (the mix BenchmarkStreamDecode reads)
+// to carry a sequence number.
+func latencyFrames(tb testing.TB) []latencyFrame {
+	tb.Helper()
+	reT := regexp.MustCompile(`"t":\d+`)
+	reO := regexp.MustCompile(`"o":\d+`) // in a book, the first is the best ask's
+	var out []latencyFrame
+	for _, f := range replayFrames() {
+		s := string(f)
+		re, repl := reT, fmt.Sprintf(`"t":%d`, int64(seqTimeBase))
+		if strings.Contains(s, `"type":"depth"`) {
+			re, repl = reO, fmt.Sprintf(`"o":%d`, seqOrdersBase)
+		}
+		loc := re.FindStringIndex(s)
+		if loc == nil {
+			tb.Fatalf("no field for the sequence number in %s", s)
+		}
+		s = s[:loc[0]] + repl + s[loc[1]:]
+		enc := appendServerFrame(nil, []byte(s))
+		out = append(out, latencyFrame{enc: enc, slot: len(enc) - len(s) + loc[0] + len(repl) - seqDigits})
+	}
+	return out
+}
+
+// putSeq writes n into dst as seqDigits decimal digits.
+func putSeq(dst []byte, n int) {
+	for i := seqDigits - 1; i >= 0; i-- {
+		dst[i] = byte('0' + n%10)
+		n /= 10
+	}
+}
+
+// latencySchedule says when each frame is due: frame i at i/rate after the
+// start, whatever happened to the frames before it.
+type latencySchedule struct{ rate int64 }
+
+// due is when frame i is due, after the start.
+func (s latencySchedule) due(i int) time.Duration {
+	return time.Duration(int64(i) * int64(time.Second) / s.rate)
+}
+
+// dueBy is how many frames are due at d after the start: the count of i
+// with due(i) <= d.
+func (s latencySchedule) dueBy(d time.Duration) int {
+	if d < 0 {
+		return 0
+	}
+	return int(((int64(d)+1)*s.rate + int64(time.Second) - 1) / int64(time.Second))
+}
+
+// maxFramesPerWrite bounds a batch after a stall, so one write stays a few
+// hundred kilobytes at most.
+const maxFramesPerWrite = 256
+
+// pace hands frames [0, total) to send in order, none before it is due:
+// it reads the clock, sends every frame already due in one batch and waits
+// until the next is due. A late batch does not move the frames after it;
+// they are due when the schedule says, and go out together with it. It
+// stops early when wait or send returns false.
+func pace(sched latencySchedule, total int, now func() time.Duration,
+	wait func(time.Duration) bool, send func(from, to int) bool) {
+	for next := 0; next < total; {
+		el := now()
+		n := min(sched.dueBy(el), total, next+maxFramesPerWrite)
+		if n <= next {
+			if !wait(sched.due(next) - el) { // positive: frame next is not due yet
+				return
+			}
+			continue
+		}
+		if !send(next, n) {
+			return
+		}
+		next = n
+	}
+}
+
+// latencyRun is one paced stream of total frames, the first warm of them
+// not measured.
+type latencyRun struct {
+	sched       latencySchedule
+	frames      []latencyFrame
+	warm, total int
+
+	t0    time.Time     // every time below is a duration since t0
+	start chan struct{} // closed when the reader is subscribed
+	began atomic.Int64  // when frame 0 was due
+	sent  []atomic.Int64
+	write atomic.Int64 // writes made
+}
+
+func newLatencyRun(frames []latencyFrame, r, warm, n int) *latencyRun {
+	return &latencyRun{
+		sched:  latencySchedule{rate: int64(r)},
+		frames: frames,
+		warm:   warm,
+		total:  warm + n,
+		t0:     time.Now(),
+		start:  make(chan struct{}),
+		sent:   make([]atomic.Int64, warm+n),
+	}
+}
+
+func (r *latencyRun) since() time.Duration { return time.Since(r.t0) }
+
+// serve starts the replay server that writes r's frames to the first
+// connection to subscribe once r.start is closed.
+func (r *latencyRun) serve(tb testing.TB) *httptest.Server {
+	var claimed atomic.Bool
+	return serveReplay(tb, func(write func([]byte) error, done <-chan struct{}) {
+		if claimed.Swap(true) {
+			return // a second connection would only repeat sequence numbers
+		}
+		select {
+		case <-r.start:
+		case <-done:
+			return
+		}
+		timer := time.NewTimer(time.Hour)
+		defer timer.Stop()
+		began := r.since()
+		r.began.Store(int64(began))
+		var buf []byte
+		pace(r.sched, r.total,
+			func() time.Duration { return r.since() - began },
+			func(d time.Duration) bool {
+				timer.Reset(d)
+				select {
+				case <-timer.C:
+					return true
+				case <-done:
+					return false
+				}
+			},
+			func(from, to int) bool {
+				buf = buf[:0]
+				for i := from; i < to; i++ {
+					f := r.frames[i%len(r.frames)]
+					at := len(buf) + f.slot
+					buf = append(buf, f.enc...)
+					putSeq(buf[at:at+seqDigits], i)
+				}
+				ts := int64(max(r.since(), 1)) // 0 is "not written"
+				for i := from; i < to; i++ {
+					r.sent[i].Store(ts)
+				}
+				r.write.Add(1)
+				return write(buf) == nil
+			})
+	})
+}
+
+// latencyReader subscribes to the replay server's products and returns a
+// function that blocks for the next push and returns the sequence number
+// it carries, and one that counts the events the reader discarded.
+type latencyReader func(tb testing.TB, ctx context.Context, srv *httptest.Server, buffer int) (next func() (int, error), dropped func() uint64)
+
+// sdkLatencyReader reads through Client.Stream, as a user would.
+func sdkLatencyReader(tb testing.TB, ctx context.Context, srv *httptest.Server, buffer int) (func() (int, error), func() uint64) {
+	c, err := NewClient(simToken, WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := c.Stream(within(tb), "stock", WithStreamURL(srv.URL), WithDialTimeout(5*time.Second),
+		WithMaxSymbols(replaySymbols), WithBuffer(buffer, DropOldest))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	err = s.Subscribe(within(tb), replaySubscription(), ChannelQuote, ChannelTick, ChannelDepth, ChannelKline(OneMinute))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	next := func() (int, error) {
+		var ev Event
+		select {
+		case e, ok := <-s.Events():
+			if !ok {
+				return 0, fmt.Errorf("stream ended: %w", s.Err())
+			}
+			ev = e
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+		switch e := ev.(type) {
+		case QuoteEvent:
+			return int(e.Quote.Time.UnixMilli() - seqTimeBase), nil
+		case TickEvent:
+			return int(e.Tick.Time.UnixMilli() - seqTimeBase), nil
+		case KlineEvent:
+			return int(e.Kline.Time.UnixMilli() - seqTimeBase), nil
+		case DepthEvent:
+			if len(e.Depth.Asks) == 0 {
+				return 0, fmt.Errorf("book without asks: %+v", e)
+			}
+			return int(e.Depth.Asks[0].Orders) - seqOrdersBase, nil
+		}
+		return 0, fmt.Errorf("unexpected event %T: %v", ev, ev)
+	}
+	return next, s.Dropped
+}
+
+// latencyLevel and latencyPush are what a user writes by hand: the wire's
+// field names, decoded with encoding/json.
+type latencyLevel struct {
+	Po int     `json:"po"`
+	P  float64 `json:"p"`
+	V  float64 `json:"v"`
+	O  float64 `json:"o"`
+}
+
+type latencyPush struct {
+	Code  int    `json:"code"`
+	ResAc string `json:"resAc"`
+	Msg   string `json:"msg"`
+	Data  *struct {
+		S    string         `json:"s"`
+		R    string         `json:"r"`
+		Type string         `json:"type"`
+		Ld   float64        `json:"ld"`
+		O    float64        `json:"o"`
+		H    float64        `json:"h"`
+		L    float64        `json:"l"`
+		C    float64        `json:"c"`
+		T    int64          `json:"t"`
+		V    float64        `json:"v"`
+		Tu   float64        `json:"tu"`
+		Ts   int            `json:"ts"`
+		A    []latencyLevel `json:"a"`
+		B    []latencyLevel `json:"b"`
+	} `json:"data"`
+}
+
+// baselineLatencyReader reads with coder/websocket and decodes each frame
+// with encoding/json into latencyPush; the socket is its only buffer, so
+// it drops nothing.
+func baselineLatencyReader(tb testing.TB, ctx context.Context, srv *httptest.Server, _ int) (func() (int, error), func() uint64) {
+	c, _, err := websocket.Dial(within(tb), "ws"+strings.TrimPrefix(srv.URL, "http")+"/stock",
+		&websocket.DialOptions{HTTPHeader: http.Header{"token": {simToken}}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.CloseNow() })
+	c.SetReadLimit(1 << 20)
+	sub := `{"ac":"subscribe","params":"` + strings.Join(replaySubscription(), ",") + `","types":"quote,tick,depth,kline@1"}`
+	if err := c.Write(within(tb), websocket.MessageText, []byte(sub)); err != nil {
+		tb.Fatal(err)
+	}
+	read := func() (*latencyPush, error) {
+		_, msg, err := c.Read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var m latencyPush
+		if err := json.Unmarshal(msg, &m); err != nil {
+			return nil, err
+		}
+		return &m, nil
+	}
+	for { // up to the acknowledgement, as Subscribe waits for it
+		m, err := read()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if m.ResAc == "subscribe" {
+			break
+		}
+	}
+	next := func() (int, error) {
+		for {
+			m, err := read()
+			if err != nil {
+				return 0, err
+			}
+			if m.Data != nil && m.Data.Type != "" { // not a pong
+				return pushSeq(m)
+			}
+		}
+	}
+	return next, func() uint64 { return 0 }
+}
+
+// pushSeq is the sequence number a decoded push carries.
+func pushSeq(m *latencyPush) (int, error) {
+	if m.Data.Type != "depth" {
+		return int(m.Data.T - seqTimeBase), nil
+	}
+	if len(m.Data.A) == 0 {
+		return 0, fmt.Errorf("book without asks")
+	}
+	return int(m.Data.A[0].O) - seqOrdersBase, nil
+}
+
+// latencyResult is what one run measured over its frames after the warm-up.
+type latencyResult struct {
+	lat      []time.Duration // each event's, sorted
+	late     []time.Duration // how long after its due time each frame was written, sorted
+	missing  int             // measured frames never received
+	repeats  int             // events received more than once
+	dropped  uint64          // what the reader counted as discarded
+	span     time.Duration   // from the first measured event received to the last
+	received int             // measured events received
+	writes   int64           // writes the server made, warm-up included
+	sent     []time.Duration // when each frame was written, warm-up included
+	due      []time.Duration // when each frame was due, warm-up included
+}
+
+// runLatency serves one paced run to the reader and measures it. It fails
+// tb on any event it cannot match to a written frame.
+func runLatency(tb testing.TB, frames []latencyFrame, warm, n int, read latencyReader, buffer int,
+	timing func(on bool)) latencyResult {
+	tb.Helper()
+	if warm+n > seqLimit {
+		tb.Fatalf("%d frames do not fit %d digits", warm+n, seqDigits)
+	}
+	r := newLatencyRun(frames, latencyRate, warm, n)
+	srv := r.serve(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), r.sched.due(r.total)+2*time.Minute)
+	defer cancel()
+	next, dropped := read(tb, ctx, srv, buffer)
+	seen := make([]bool, r.total)
+	res := latencyResult{lat: make([]time.Duration, 0, n)}
+	var first, last time.Duration
+	var drop0 uint64
+	timing(true)
+	close(r.start)
+	for {
+		seq, err := next()
+		at := r.since()
+		if err != nil {
+			tb.Fatalf("after %d events: %v", res.received, err)
+		}
+		if seq < 0 || seq >= r.total {
+			tb.Fatalf("event with sequence number %d, outside [0, %d)", seq, r.total)
+		}
+		sent := time.Duration(r.sent[seq].Load())
+		if sent == 0 {
+			tb.Fatalf("event %d received before its frame was written", seq)
+		}
+		if seen[seq] {
+			res.repeats++
+			continue
+		}
+		seen[seq] = true
+		if seq == warm-1 || (warm == 0 && seq == 0) {
+			drop0 = dropped()
+		}
+		if seq >= warm {
+			if res.received == 0 {
+				first = at
+			}
+			last = at
+			res.received++
+			res.lat = append(res.lat, at-sent)
+		}
+		if seq == r.total-1 {
+			break // the last frame; nothing follows it
+		}
+	}
+	timing(false)
+	res.dropped = dropped() - drop0
+	res.missing = n - res.received
+	res.span = last - first
+	res.writes = r.write.Load()
+	began := time.Duration(r.began.Load())
+	for i := range r.total {
+		s, d := time.Duration(r.sent[i].Load()), began+r.sched.due(i)
+		res.sent = append(res.sent, s)
+		res.due = append(res.due, d)
+		if i >= warm {
+			res.late = append(res.late, s-d)
+		}
+	}
+	slices.Sort(res.lat)
+	slices.Sort(res.late)
+	return res
+}
+
+// quantile is the q-quantile of sorted (the smallest value at or above a
+// fraction q of them).
+func quantile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(q*float64(len(sorted))+0.999999) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// BenchmarkStreamLatency measures, at latencyRate events a second offered
+// over one connection, the time from just before a push's frame is written
+// to when the consumer holds it: sdk from Client.Stream's Events channel,
+// baseline a hand-written coder/websocket reader with encoding/json. The
+// server writes the frames of BenchmarkStreamDecode on an absolute
+// schedule (frame i at i/rate), every frame already due in one write, and
+// sleeps until the next is due. Each iteration measures latencyEvents
+// events after a warm-up; run it with -benchtime=1x.
+func BenchmarkStreamLatency(b *testing.B) {
+	frames := latencyFrames(b)
+	for _, c := range []struct {
+		name string
+		read latencyReader
+	}{{"sdk", sdkLatencyReader}, {"baseline", baselineLatencyReader}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.StopTimer()
+			n := b.N * latencyEvents
+			res := runLatency(b, frames, latencyWarm, n, c.read, DefaultStreamBuffer, func(on bool) {
+				if on {
+					b.StartTimer()
+				} else {
+					b.StopTimer()
+				}
+			})
+			if res.repeats != 0 {
+				b.Fatalf("%d events received twice", res.repeats)
+			}
+			us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+			b.ReportMetric(us(quantile(res.lat, 0.50)), "p50-µs")
+			b.ReportMetric(us(quantile(res.lat, 0.99)), "p99-µs")
+			b.ReportMetric(us(quantile(res.lat, 0.999)), "p99.9-µs")
+			b.ReportMetric(us(res.lat[len(res.lat)-1]), "max-µs")
+			b.ReportMetric(us(quantile(res.late, 0.99)), "late-p99-µs")
+			b.ReportMetric(float64(res.received-1)/res.span.Seconds(), "events/s")
+			b.ReportMetric(float64(res.missing), "dropped")
+			b.ReportMetric(float64(len(res.sent))/float64(res.writes), "frames/write")
+		})
+	}
+}
+
+// TestStreamLatencyPremises runs the latency benchmark's machinery on a
+// short run for both readers: every event comes back matched to the frame
+// that carried it, once, none missing, and the frames went out no earlier
+// than the schedule says, at its rate.
+func TestStreamLatencyPremises(t *testing.T) {
+	frames := latencyFrames(t)
+	kinds := map[string]int{}
+	for i, f := range frames {
+		enc := slices.Clone(f.enc)
+		seq := 1234567 + i
+		putSeq(enc[f.slot:f.slot+seqDigits], seq)
+		payload := enc[2:]
+		if enc[1] == 126 {
+			payload = enc[4:]
+		}
+		var m latencyPush
+		if err := json.Unmarshal(payload, &m); err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		if got, err := pushSeq(&m); err != nil || got != seq {
+			t.Fatalf("frame %d carries %d (%v), want %d", i, got, err, seq)
+		}
+		kinds[m.Data.Type]++
+	}
+	if want := map[string]int{"depth": 1200, "quote": 900, "tick": 600, "kline@1": 300}; fmt.Sprint(kinds) != fmt.Sprint(want) {
+		t.Fatalf("frame mix %v, want %v", kinds, want)
+	}
+	const warm, n = 100, 2000
+	for _, c := range []struct {
+		name string
+		read latencyReader
+	}{{"sdk", sdkLatencyReader}, {"baseline", baselineLatencyReader}} {
+		t.Run(c.name, func(t *testing.T) {
+			// A buffer larger than the run: a slow consumer (the race
+			// detector) delays events but cannot lose any.
+			res := runLatency(t, frames, warm, n, c.read, 4*(warm+n), func(bool) {})
+			if res.received != n || res.missing != 0 || res.repeats != 0 || res.dropped != 0 || len(res.lat) != n {
+				t.Fatalf("received %d of %d (missing %d, twice %d, dropped %d, timed %d)",
+					res.received, n, res.missing, res.repeats, res.dropped, len(res.lat))
+			}
+			if res.lat[0] < 0 {
+				t.Errorf("an event received %v before its frame was written", -res.lat[0])
+			}
+			for i := range res.sent {
+				if res.sent[i] < res.due[i] {
+					t.Fatalf("frame %d written %v before it was due", i, res.due[i]-res.sent[i])
+				}
+				if i > 0 && res.sent[i] < res.sent[i-1] {
+					t.Fatalf("frame %d written before frame %d", i, i-1)
+				}
+			}
+			if res.writes < 1 || res.writes > int64(len(res.sent)) {
+				t.Errorf("%d writes for %d frames", res.writes, len(res.sent))
+			}
+			span := res.due[len(res.due)-1] - res.due[0]
+			if got := float64(len(res.due)-1) / span.Seconds(); got < latencyRate*0.999 || got > latencyRate*1.001 {
+				t.Errorf("schedule offers %.0f events/s, want %d", got, latencyRate)
+			}
+		})
+	}
+}
+
+// TestLatencyPace drives pace with a clock of its own: frames go out in
+// order, each once and never before it is due; a stalled write does not
+// move the frames after it, which go out in the next batch; and pace never
+// waits for nothing.
+func TestLatencyPace(t *testing.T) {
+	for _, r := range []int64{20_000, 7, 3_000_017} {
+		s := latencySchedule{rate: r}
+		for i := range 1000 {
+			if got := s.dueBy(s.due(i)); got != i+1 {
+				t.Fatalf("rate %d: dueBy(due(%d)) = %d, want %d", r, i, got, i+1)
+			}
+			if got := s.dueBy(s.due(i+1) - 1); got != i+1 {
+				t.Fatalf("rate %d: dueBy(due(%d)-1) = %d, want %d", r, i+1, got, i+1)
+			}
+		}
+	}
+	s := latencySchedule{rate: latencyRate}
+	const total = 5000
+	var clock time.Duration
+	var waits, sends int
+	sentAt := make([]time.Duration, 0, total)
+	pace(s, total, func() time.Duration { return clock },
+		func(d time.Duration) bool {
+			if d <= 0 {
+				t.Fatalf("wait of %v at %v", d, clock)
+			}
+			waits++
+			clock += d + time.Duration(waits%7)*13*time.Microsecond // timers fire late
+			return true
+		},
+		func(from, to int) bool {
+			if from != len(sentAt) || to <= from || to-from > maxFramesPerWrite {
+				t.Fatalf("sent [%d, %d) after %d frames", from, to, len(sentAt))
+			}
+			for range to - from {
+				sentAt = append(sentAt, clock)
+			}
+			sends++
+			if sends == 10 {
+				clock += 20 * time.Millisecond // a write stalls for 400 frames' time
+			}
+			return true
+		})
+	if len(sentAt) != total {
+		t.Fatalf("sent %d frames, want %d", len(sentAt), total)
+	}
+	for i, at := range sentAt {
+		if at < s.due(i) {
+			t.Fatalf("frame %d sent at %v, due at %v", i, at, s.due(i))
+		}
+	}
+	// The frames due during the stall go out in the batches right after
+	// it, so by the end frames are on time again, late by no more than
+	// the timers' own lateness.
+	if late := sentAt[total-1] - s.due(total-1); late > time.Millisecond {
+		t.Errorf("last frame %v late: the stall moved the schedule", late)
+	}
+	if span := s.due(total-1) - s.due(0); span != time.Duration(total-1)*time.Second/latencyRate {
+		t.Errorf("schedule spans %v for %d frames", span, total)
+	}
+	if waits > total {
+		t.Errorf("%d waits for %d frames", waits, total)
+	}
+}
