@@ -5,6 +5,7 @@ import (
 	"context"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -20,11 +21,28 @@ func TestRunWithItsOwnRedis(t *testing.T) {
 		`Simulator at http://127\.0\.0\.1:\d+ enforces 10 calls in any 2s\.`,
 		`(?m)^Worker 4 made 6 calls\.$`,
 		`24 calls in [\d.]+m?s; the quota allows them in no less than 4s\.`,
-		`The simulator refused 0 calls with 429\.`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("output lacks %s:\n%s", re, out)
 		}
+	}
+	checkRefusals(t, out)
+}
+
+// checkRefusals holds the run to at most 2 of its 24 calls refused with 429.
+// Without a shared quota the four workers' limiters would each let 10 go at
+// once, and at least 14 would be refused. With it there are none, unless the machine
+// is so loaded that a granted call reaches the simulator more than the
+// 200 ms margin late; the SDK then retries it after the service's
+// Retry-After, which is why every worker still made its 6 calls.
+func checkRefusals(t *testing.T, out string) {
+	t.Helper()
+	m := regexp.MustCompile(`The simulator refused (\d+) calls with 429\.`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("output lacks the count of refused calls:\n%s", out)
+	}
+	if n, _ := strconv.Atoi(m[1]); n > 2 {
+		t.Errorf("%d calls refused with 429, want at most 2 (at least 14 without a shared quota):\n%s", n, out)
 	}
 }
 
@@ -43,12 +61,12 @@ func TestRunWithRedisURL(t *testing.T) {
 	out := runOK(t)
 	for _, re := range []string{
 		`Using Redis at ` + regexp.QuoteMeta(rdb.Options().Addr) + ` \(REDIS_URL\)`,
-		`The simulator refused 0 calls with 429\.`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("output lacks %s:\n%s", re, out)
 		}
 	}
+	checkRefusals(t, out)
 }
 
 func TestRunWithoutRedisSaysHowToGetIt(t *testing.T) {
