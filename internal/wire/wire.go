@@ -72,8 +72,8 @@ func (e *Error) Error() string {
 // It scans a window: after Reset the whole input; after ResetBlocks one
 // block, or the rest of one, or a small copy holding a token that
 // straddles blocks (see more). Every loop runs to the window's end and only
-// then asks for more, so a document in one slice costs one comparison per
-// token more than it would without blocks.
+// then asks for more, so the loops are those of a one-slice scanner, and a
+// document in one slice pays a comparison where a loop stops.
 type Decoder struct {
 	buf   []byte // the window
 	pos   int    // the scan's place in buf
@@ -101,14 +101,14 @@ func (d *Decoder) Reset(b []byte) {
 // unchanged while the decoder and the slices it returned are in use.
 // Reset(b) is ResetBlocks([][]byte{b}).
 func (d *Decoder) ResetBlocks(blocks [][]byte) {
-	if len(blocks) <= 1 {
-		d.Reset(nil)
-		if len(blocks) == 1 {
-			d.Reset(blocks[0])
-		}
+	if len(blocks) == 1 {
+		d.Reset(blocks[0])
 		return
 	}
 	d.Reset(nil)
+	if len(blocks) == 0 {
+		return
+	}
 	d.starts = d.starts[:0]
 	n := 0
 	for _, b := range blocks {
@@ -153,13 +153,13 @@ var delim = [256]bool{',': true, ':': true, ']': true, '}': true, ' ': true, '\t
 // from blocks[j][k:] after it, and where the input goes on past the copy.
 // It copies at least half as many bytes as tail holds, so a long token
 // that straddles again is copied in growing steps (linear in all), then on
-// to the first delimiter, where the token most likely ends, so the scan
-// goes back to reading the block in place. A copy is never reused: what
+// to the first delimiter (looking a little way), where the token most
+// likely ends, so the scan goes back to reading the block in place. A copy is never reused: what
 // the readers returned from an earlier one stays valid.
 func (d *Decoder) assemble(tail []byte, j, k int) ([]byte, int, int) {
 	least := max(len(tail)/2, 1)
-	most := 2*least + 256
-	s := make([]byte, len(tail), len(tail)+least+32)
+	most := least + 64
+	s := make([]byte, len(tail), len(tail)+most)
 	copy(s, tail)
 	for n := 0; n < most; {
 		b := d.blocks[j][k:]
@@ -226,27 +226,33 @@ func (d *Decoder) unexpected(what string) error {
 	return d.fail("unexpected " + strconv.QuoteRune(rune(d.buf[d.pos])) + ", want " + what)
 }
 
-// ws passes over whitespace. After it, d.pos < len(d.buf) unless the input
-// has ended.
+// ws passes over whitespace in the window. It is the scan's most frequent
+// loop, kept small enough to inline, so it stops at the window's end;
+// callers then call wsMore, after which d.pos < len(d.buf) unless the
+// input has ended.
 func (d *Decoder) ws() {
-	for {
-		for d.pos < len(d.buf) {
-			switch d.buf[d.pos] {
-			case ' ', '\t', '\n', '\r':
-				d.pos++
-			default:
-				return
-			}
-		}
-		if !d.more(d.pos) {
+	for d.pos < len(d.buf) {
+		switch d.buf[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
 			return
 		}
 	}
 }
 
+// wsMore goes on with ws in the next windows.
+func (d *Decoder) wsMore() {
+	for d.pos == len(d.buf) && d.more(d.pos) {
+		d.ws()
+	}
+}
+
 // Peek returns the first byte of the next value, or 0 at the end.
 func (d *Decoder) Peek() byte {
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos < len(d.buf) {
 		return d.buf[d.pos]
 	}
@@ -255,7 +261,9 @@ func (d *Decoder) Peek() byte {
 
 // Null consumes a null literal if one comes next.
 func (d *Decoder) Null() bool {
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos >= len(d.buf) || d.buf[d.pos] != 'n' {
 		return false
 	}
@@ -272,7 +280,9 @@ type Mark struct{ pos, depth int }
 
 // Mark returns the place where the next value starts.
 func (d *Decoder) Mark() Mark {
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	return Mark{d.base + d.pos, d.depth}
 }
 
@@ -294,7 +304,9 @@ func (d *Decoder) Since(m Mark) []byte { return d.input(m.pos) }
 
 // End checks that only whitespace is left.
 func (d *Decoder) End() error {
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos != len(d.buf) {
 		return d.unexpected("end of input")
 	}
@@ -304,7 +316,9 @@ func (d *Decoder) End() error {
 // Enter consumes open ('{' or '[') and reports whether the container is
 // empty, in which case its close is consumed too.
 func (d *Decoder) Enter(open byte) (empty bool, err error) {
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos >= len(d.buf) || d.buf[d.pos] != open {
 		return false, d.unexpected(string(open))
 	}
@@ -313,7 +327,9 @@ func (d *Decoder) Enter(open byte) (empty bool, err error) {
 	if d.depth > maxDepth {
 		return false, d.fail("exceeded max depth")
 	}
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos < len(d.buf) && d.buf[d.pos] == open+2 { // '}' or ']'
 		d.pos++
 		d.depth--
@@ -325,7 +341,9 @@ func (d *Decoder) Enter(open byte) (empty bool, err error) {
 // Next consumes the ',' before another member or the close ('}' or ']')
 // that ends the container, and reports which it was.
 func (d *Decoder) Next(close byte) (more bool, err error) {
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos < len(d.buf) {
 		switch d.buf[d.pos] {
 		case ',':
@@ -343,7 +361,9 @@ func (d *Decoder) Next(close byte) (more bool, err error) {
 // Key reads an object key and its colon. It returns the unquoted key,
 // which aliases the input unless the key had escapes or invalid UTF-8.
 func (d *Decoder) Key() ([]byte, error) {
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
 		return nil, d.unexpected("object key")
 	}
@@ -351,7 +371,9 @@ func (d *Decoder) Key() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos >= len(d.buf) || d.buf[d.pos] != ':' {
 		return nil, d.unexpected("':'")
 	}
@@ -363,15 +385,14 @@ func (d *Decoder) Key() ([]byte, error) {
 }
 
 // Skip validates and passes over the next value.
-func (d *Decoder) Skip() error {
-	d.ws()
-	return d.value()
-}
+func (d *Decoder) Skip() error { return d.value() }
 
 // Raw validates the next value and returns its bytes: they alias the input
 // when one block holds the value, and are a copy when it spans blocks.
 func (d *Decoder) Raw() ([]byte, error) {
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	from := d.base + d.pos
 	if err := d.value(); err != nil {
 		return nil, err
@@ -379,8 +400,11 @@ func (d *Decoder) Raw() ([]byte, error) {
 	return d.input(from), nil
 }
 
-// value passes over the value at d.pos (after ws), validating it.
+// value passes over the next value, validating it.
 func (d *Decoder) value() error {
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos >= len(d.buf) {
 		return d.unexpected("value")
 	}
@@ -407,19 +431,23 @@ func (d *Decoder) value() error {
 func (d *Decoder) skipObject() error {
 	empty, err := d.Enter('{')
 	for more := !empty; more && err == nil; {
-		d.ws()
+		if d.ws(); d.pos == len(d.buf) {
+			d.wsMore()
+		}
 		if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
 			return d.unexpected("object key")
 		}
 		if _, _, err = d.scanString(); err != nil {
 			return err
 		}
-		d.ws()
+		if d.ws(); d.pos == len(d.buf) {
+			d.wsMore()
+		}
 		if d.pos >= len(d.buf) || d.buf[d.pos] != ':' {
 			return d.unexpected("':'")
 		}
 		d.pos++
-		if err = d.Skip(); err != nil {
+		if err = d.value(); err != nil {
 			return err
 		}
 		more, err = d.Next('}')
@@ -430,7 +458,7 @@ func (d *Decoder) skipObject() error {
 func (d *Decoder) skipArray() error {
 	empty, err := d.Enter('[')
 	for more := !empty; more && err == nil; {
-		if err = d.Skip(); err != nil {
+		if err = d.value(); err != nil {
 			return err
 		}
 		more, err = d.Next(']')
@@ -538,29 +566,11 @@ func unquote(quoted []byte) ([]byte, error) {
 	return []byte(s), nil
 }
 
-// scanNumber passes over a number literal and returns it. A literal that
-// runs to the window's end may go on in the next block, so it is scanned
-// again from its start in a window that holds more.
+// scanNumber passes over a number literal in JSON's grammar,
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, and returns it.
 func (d *Decoder) scanNumber() ([]byte, error) {
-	for {
-		end, want := numberEnd(d.buf, d.pos)
-		if end == len(d.buf) && d.more(d.pos) {
-			continue
-		}
-		if want != "" {
-			d.pos = end
-			return nil, d.unexpected(want)
-		}
-		lit := d.buf[d.pos:end]
-		d.pos = end
-		return lit, nil
-	}
-}
-
-// numberEnd returns where the number literal starting at b[i] ends, in
-// JSON's grammar -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, or where
-// it breaks it and what was wanted there.
-func numberEnd(b []byte, i int) (end int, want string) {
+	b, start := d.buf, d.pos
+	i := start
 	if i < len(b) && b[i] == '-' {
 		i++
 	}
@@ -568,36 +578,44 @@ func numberEnd(b []byte, i int) (end int, want string) {
 	case i < len(b) && b[i] == '0':
 		i++
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		i = skipDigits(b, i+1)
+		for i++; i < len(b) && isDigit(b[i]); i++ {
+		}
 	default:
-		return i, "value"
+		return d.badNumber(start, i, "value")
 	}
 	if i < len(b) && b[i] == '.' {
 		if i++; i >= len(b) || !isDigit(b[i]) {
-			return i, "digit after decimal point"
+			return d.badNumber(start, i, "digit after decimal point")
 		}
-		i = skipDigits(b, i+1)
+		for i++; i < len(b) && isDigit(b[i]); i++ {
+		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		if i++; i < len(b) && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
 		if i >= len(b) || !isDigit(b[i]) {
-			return i, "digit in exponent"
+			return d.badNumber(start, i, "digit in exponent")
 		}
-		i = skipDigits(b, i+1)
+		for i++; i < len(b) && isDigit(b[i]); i++ {
+		}
 	}
-	return i, ""
+	if i == len(b) && d.more(start) { // it may go on in the next block
+		return d.scanNumber()
+	}
+	d.pos = i
+	return b[start:i], nil
 }
 
-// skipDigits returns where the decimal digits of b from i end: numberEnd's
-// loop, where digitsFrom's sum is not wanted.
-func skipDigits(b []byte, i int) int {
-	for i < len(b) && isDigit(b[i]) {
-		i++
+// badNumber is scanNumber stopping at b[i], where want was wanted: an
+// error, unless the window ended there and the literal goes on in the
+// next block, in which case it is scanned again from its start.
+func (d *Decoder) badNumber(start, i int, want string) ([]byte, error) {
+	if i == len(d.buf) && d.more(start) {
+		return d.scanNumber()
 	}
-	return i
+	d.pos = i
+	return nil, d.unexpected(want)
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -612,7 +630,9 @@ var (
 // string (surrounding spaces allowed), "" or null (both 0). NaN and the
 // infinities are refused.
 func (d *Decoder) Num() (float64, error) {
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos >= len(d.buf) {
 		return 0, d.unexpected("number")
 	}
@@ -714,7 +734,9 @@ func exact(mant uint64, frac int, neg bool) float64 {
 // a bare finite number, kept as its literal text. The result aliases the
 // input unless the string had escapes or invalid UTF-8.
 func (d *Decoder) Str() ([]byte, error) {
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos >= len(d.buf) {
 		return nil, d.unexpected("string")
 	}
