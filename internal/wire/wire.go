@@ -1,11 +1,44 @@
 // Package wire is the JSON scanner under the SDK's decode path. A Decoder
-// walks a byte slice once, validating as it goes, and hands out keys,
+// walks a document once, validating as it goes, and hands out keys,
 // numbers and strings without allocating where the input allows.
 //
 // It accepts exactly the documents encoding/json accepts (the same grammar,
 // whitespace and nesting limit), and its scalar readers follow the SDK's
 // tolerant wire types: numbers may arrive as JSON strings, null and "" read
 // as zero, and a string may arrive as a bare number.
+//
+// # Entry points
+//
+// Reset points a Decoder at a document in one slice; ResetBlocks at a
+// document split across several (a body read in blocks), without joining
+// them. Everything else reads the same either way.
+//
+// A model's decoder then walks the document with the structural readers:
+// Peek (what the next value is), Enter and Next (an object's or array's
+// open, commas and close), Key (a member's name and colon), Null, Skip, and
+// End (nothing but whitespace is left). The value readers are Num and Str,
+// which apply the SDK's tolerances, and Raw, which validates a value and
+// returns its bytes. Mark and Rewind read a value twice (try one shape,
+// then keep it raw); Since returns what was read from a Mark. Fields
+// matches keys against a model's field names as encoding/json matches
+// struct fields (Index: exactly, else under case folding). IsNumberLiteral
+// and ParseFloat serve numbers that arrive in strings.
+//
+// # Invariants
+//
+// Validation is done as the scan goes: a reader that returns no error has
+// passed over a valid value, and an *Error says where the document broke,
+// so a document is read once whether or not it is valid.
+//
+// Offsets (Offset, Error.Offset, a Mark) count bytes from the start of the
+// whole input, across blocks, so an error can be placed in the body.
+//
+// Slices the readers return (keys, strings, number literals, Raw, Since)
+// alias the input where they can. A token that straddles two blocks is read
+// from a small copy made for it alone, and Raw or Since across blocks
+// return a fresh copy; no copy is reused or written afterwards. So every
+// returned slice stays valid, and unchanged, for as long as the caller
+// leaves the input's bytes alone; keep one longer by copying it.
 package wire
 
 import (
@@ -13,6 +46,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
@@ -32,24 +66,159 @@ func (e *Error) Error() string {
 	return "itick: json at offset " + strconv.Itoa(e.Offset) + ": " + e.Msg
 }
 
-// Decoder reads one JSON document from a byte slice. The zero value is
-// ready after Reset.
+// Decoder reads one JSON document from a byte slice or a list of blocks.
+// The zero value is ready after Reset.
+//
+// It scans a window: after Reset the whole input; after ResetBlocks one
+// block, or the rest of one, or a small copy holding a token that
+// straddles blocks (see more). Every loop runs to the window's end and only
+// then asks for more, so the loops are those of a one-slice scanner, and a
+// document in one slice pays a comparison where a loop stops.
 type Decoder struct {
-	buf   []byte
-	pos   int
+	buf   []byte // the window
+	pos   int    // the scan's place in buf
+	base  int    // the input offset of buf[0]
 	depth int
+	total int // the input's length
+
+	blocks [][]byte // nil after Reset
+	starts []int    // the input offset of each block
+	ej, ek int      // the input after the window goes on at blocks[ej][ek:]
 }
 
 // Offset is how many bytes of the input the decoder has consumed.
-func (d *Decoder) Offset() int { return d.pos }
+func (d *Decoder) Offset() int { return d.base + d.pos }
 
 // Reset points the decoder at b, at nesting depth zero.
 func (d *Decoder) Reset(b []byte) {
-	d.buf, d.pos, d.depth = b, 0, 0
+	d.buf, d.pos, d.base, d.depth, d.total = b, 0, 0, 0, len(b)
+	d.blocks, d.ej, d.ek = nil, 0, 0
 }
 
-func (d *Decoder) fail(msg string) error { return &Error{Offset: d.pos, Msg: msg} }
+// ResetBlocks points the decoder at the document the blocks hold one after
+// the other, at nesting depth zero. Blocks may be of any length, empty
+// ones included; they are read in place, never joined, and must stay
+// unchanged while the decoder and the slices it returned are in use.
+// Reset(b) is ResetBlocks([][]byte{b}).
+func (d *Decoder) ResetBlocks(blocks [][]byte) {
+	if len(blocks) == 1 {
+		d.Reset(blocks[0])
+		return
+	}
+	d.Reset(nil)
+	if len(blocks) == 0 {
+		return
+	}
+	d.starts = d.starts[:0]
+	n := 0
+	for _, b := range blocks {
+		d.starts = append(d.starts, n)
+		n += len(b)
+	}
+	d.blocks, d.total = blocks, n
+	d.buf, d.ej, d.ek = blocks[0], 0, len(blocks[0])
+}
 
+// more is called by a scan that reached the end of the window. keep is
+// where the token being scanned starts in it (len(d.buf) when none is).
+// If input remains past the window, more moves the window on so that it
+// starts at keep, and reports true: on to the rest of the input in place
+// when nothing is kept, else to a fresh copy of the kept bytes and enough
+// of the input after them (see assemble). Offsets keep their meaning, so
+// the caller's positions move back by keep: the token now starts at 0,
+// and d.pos is where it was.
+func (d *Decoder) more(keep int) bool {
+	if d.base+len(d.buf) >= d.total {
+		return false
+	}
+	j, k := d.ej, d.ek
+	for k == len(d.blocks[j]) { // input remains, so a later block holds it
+		j, k = j+1, 0
+	}
+	var next []byte
+	if keep == len(d.buf) {
+		next, d.ej, d.ek = d.blocks[j][k:], j, len(d.blocks[j])
+	} else {
+		next, d.ej, d.ek = d.assemble(d.buf[keep:], j, k)
+	}
+	d.buf, d.base, d.pos = next, d.base+keep, d.pos-keep
+	return true
+}
+
+// delim marks the bytes that end a number or a literal and usually follow
+// a string: where a straddling token's copy may stop.
+var delim = [256]bool{',': true, ':': true, ']': true, '}': true, ' ': true, '\t': true, '\n': true, '\r': true}
+
+// assemble returns a fresh copy of tail (a token's start) and the input
+// from blocks[j][k:] after it, and where the input goes on past the copy.
+// It copies at least half as many bytes as tail holds, so a long token
+// that straddles again is copied in growing steps (linear in all), then on
+// to the first delimiter (looking a little way), where the token most
+// likely ends, so the scan goes back to reading the block in place. A copy is never reused: what
+// the readers returned from an earlier one stays valid.
+func (d *Decoder) assemble(tail []byte, j, k int) ([]byte, int, int) {
+	least := max(len(tail)/2, 1)
+	most := least + 64
+	s := make([]byte, len(tail), len(tail)+most)
+	copy(s, tail)
+	for n := 0; n < most; {
+		b := d.blocks[j][k:]
+		switch {
+		case len(b) == 0:
+			if j+1 == len(d.blocks) {
+				return s, j, k
+			}
+			j, k = j+1, 0
+		case n < least-1:
+			m := min(len(b), least-1-n)
+			s, k, n = append(s, b[:m]...), k+m, n+m
+		default:
+			s, k, n = append(s, b[0]), k+1, n+1
+			if delim[b[0]] {
+				return s, j, k
+			}
+		}
+	}
+	return s, j, k
+}
+
+// need makes the window hold n bytes from d.pos, as far as the input has
+// them.
+func (d *Decoder) need(n int) {
+	for len(d.buf)-d.pos < n && d.more(d.pos) {
+	}
+}
+
+// input returns the input from offset from to where the decoder is: a view
+// of the window or of one block when either holds it all, else a copy.
+func (d *Decoder) input(from int) []byte {
+	if p := from - d.base; p >= 0 {
+		return d.buf[p:d.pos]
+	}
+	to := d.base + d.pos
+	j := d.block(from)
+	if b, s := d.blocks[j], d.starts[j]; to-s <= len(b) {
+		return b[from-s : to-s]
+	}
+	out := make([]byte, 0, to-from)
+	for ; len(out) < cap(out); j++ {
+		b := d.blocks[j][from+len(out)-d.starts[j]:]
+		out = append(out, b[:min(len(b), cap(out)-len(out))]...)
+	}
+	return out
+}
+
+// block returns the index of the block that holds offset off: the last
+// one starting at or before it.
+func (d *Decoder) block(off int) int {
+	j, _ := slices.BinarySearch(d.starts, off+1)
+	return j - 1
+}
+
+func (d *Decoder) fail(msg string) error { return &Error{Offset: d.base + d.pos, Msg: msg} }
+
+// unexpected reports the byte at d.pos, or the end of the input: callers
+// call it where the window's end is the input's (after ws, need or more).
 func (d *Decoder) unexpected(what string) error {
 	if d.pos >= len(d.buf) {
 		return d.fail("unexpected end of input, want " + what)
@@ -57,6 +226,10 @@ func (d *Decoder) unexpected(what string) error {
 	return d.fail("unexpected " + strconv.QuoteRune(rune(d.buf[d.pos])) + ", want " + what)
 }
 
+// ws passes over whitespace in the window. It is the scan's most frequent
+// loop, kept small enough to inline, so it stops at the window's end;
+// callers then call wsMore, after which d.pos < len(d.buf) unless the
+// input has ended.
 func (d *Decoder) ws() {
 	for d.pos < len(d.buf) {
 		switch d.buf[d.pos] {
@@ -68,9 +241,18 @@ func (d *Decoder) ws() {
 	}
 }
 
+// wsMore goes on with ws in the next windows.
+func (d *Decoder) wsMore() {
+	for d.pos == len(d.buf) && d.more(d.pos) {
+		d.ws()
+	}
+}
+
 // Peek returns the first byte of the next value, or 0 at the end.
 func (d *Decoder) Peek() byte {
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos < len(d.buf) {
 		return d.buf[d.pos]
 	}
@@ -79,7 +261,13 @@ func (d *Decoder) Peek() byte {
 
 // Null consumes a null literal if one comes next.
 func (d *Decoder) Null() bool {
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
+	if d.pos >= len(d.buf) || d.buf[d.pos] != 'n' {
+		return false
+	}
+	d.need(4)
 	if len(d.buf)-d.pos >= 4 && string(d.buf[d.pos:d.pos+4]) == "null" {
 		d.pos += 4
 		return true
@@ -92,19 +280,33 @@ type Mark struct{ pos, depth int }
 
 // Mark returns the place where the next value starts.
 func (d *Decoder) Mark() Mark {
-	d.ws()
-	return Mark{d.pos, d.depth}
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
+	return Mark{d.base + d.pos, d.depth}
 }
 
 // Rewind goes back to m, to read the value there again.
-func (d *Decoder) Rewind(m Mark) { d.pos, d.depth = m.pos, m.depth }
+func (d *Decoder) Rewind(m Mark) {
+	d.depth = m.depth
+	if p := m.pos - d.base; p >= 0 && p <= len(d.buf) {
+		d.pos = p
+		return
+	}
+	j := d.block(m.pos) // all blocks stay resident: read it in place again
+	d.buf, d.base, d.pos = d.blocks[j], d.starts[j], m.pos-d.starts[j]
+	d.ej, d.ek = j, len(d.buf)
+}
 
-// Since returns the input from m to where the decoder is.
-func (d *Decoder) Since(m Mark) []byte { return d.buf[m.pos:d.pos] }
+// Since returns the input from m to where the decoder is: it aliases the
+// input when one block holds it, and is a copy when it spans blocks.
+func (d *Decoder) Since(m Mark) []byte { return d.input(m.pos) }
 
 // End checks that only whitespace is left.
 func (d *Decoder) End() error {
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos != len(d.buf) {
 		return d.unexpected("end of input")
 	}
@@ -114,7 +316,9 @@ func (d *Decoder) End() error {
 // Enter consumes open ('{' or '[') and reports whether the container is
 // empty, in which case its close is consumed too.
 func (d *Decoder) Enter(open byte) (empty bool, err error) {
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos >= len(d.buf) || d.buf[d.pos] != open {
 		return false, d.unexpected(string(open))
 	}
@@ -123,7 +327,9 @@ func (d *Decoder) Enter(open byte) (empty bool, err error) {
 	if d.depth > maxDepth {
 		return false, d.fail("exceeded max depth")
 	}
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos < len(d.buf) && d.buf[d.pos] == open+2 { // '}' or ']'
 		d.pos++
 		d.depth--
@@ -135,7 +341,9 @@ func (d *Decoder) Enter(open byte) (empty bool, err error) {
 // Next consumes the ',' before another member or the close ('}' or ']')
 // that ends the container, and reports which it was.
 func (d *Decoder) Next(close byte) (more bool, err error) {
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos < len(d.buf) {
 		switch d.buf[d.pos] {
 		case ',':
@@ -153,42 +361,55 @@ func (d *Decoder) Next(close byte) (more bool, err error) {
 // Key reads an object key and its colon. It returns the unquoted key,
 // which aliases the input unless the key had escapes or invalid UTF-8.
 func (d *Decoder) Key() ([]byte, error) {
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
 		return nil, d.unexpected("object key")
 	}
-	start := d.pos
-	content, plain, err := d.scanString()
+	quoted, plain, err := d.scanString()
 	if err != nil {
 		return nil, err
 	}
-	quoted := d.buf[start:d.pos]
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos >= len(d.buf) || d.buf[d.pos] != ':' {
 		return nil, d.unexpected("':'")
 	}
 	d.pos++
-	if plain {
+	if content := quoted[1 : len(quoted)-1]; plain {
 		return content, nil
 	}
-	return unquote(quoted, content)
+	return unquote(quoted)
 }
 
 // Skip validates and passes over the next value.
-func (d *Decoder) Skip() error {
-	_, err := d.Raw()
-	return err
+func (d *Decoder) Skip() error { return d.value() }
+
+// Raw validates the next value and returns its bytes: they alias the input
+// when one block holds the value, and are a copy when it spans blocks.
+func (d *Decoder) Raw() ([]byte, error) {
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
+	from := d.base + d.pos
+	if err := d.value(); err != nil {
+		return nil, err
+	}
+	return d.input(from), nil
 }
 
-// Raw validates the next value and returns its bytes.
-func (d *Decoder) Raw() ([]byte, error) {
-	d.ws()
-	if d.pos >= len(d.buf) {
-		return nil, d.unexpected("value")
+// value passes over the next value, validating it.
+func (d *Decoder) value() error {
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
 	}
-	start := d.pos
+	if d.pos >= len(d.buf) {
+		return d.unexpected("value")
+	}
 	var err error
-	switch c := d.buf[d.pos]; c {
+	switch d.buf[d.pos] {
 	case '{':
 		err = d.skipObject()
 	case '[':
@@ -204,28 +425,29 @@ func (d *Decoder) Raw() ([]byte, error) {
 	default:
 		_, err = d.scanNumber()
 	}
-	if err != nil {
-		return nil, err
-	}
-	return d.buf[start:d.pos], nil
+	return err
 }
 
 func (d *Decoder) skipObject() error {
 	empty, err := d.Enter('{')
 	for more := !empty; more && err == nil; {
-		d.ws()
+		if d.ws(); d.pos == len(d.buf) {
+			d.wsMore()
+		}
 		if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
 			return d.unexpected("object key")
 		}
 		if _, _, err = d.scanString(); err != nil {
 			return err
 		}
-		d.ws()
+		if d.ws(); d.pos == len(d.buf) {
+			d.wsMore()
+		}
 		if d.pos >= len(d.buf) || d.buf[d.pos] != ':' {
 			return d.unexpected("':'")
 		}
 		d.pos++
-		if err = d.Skip(); err != nil {
+		if err = d.value(); err != nil {
 			return err
 		}
 		more, err = d.Next('}')
@@ -236,7 +458,7 @@ func (d *Decoder) skipObject() error {
 func (d *Decoder) skipArray() error {
 	empty, err := d.Enter('[')
 	for more := !empty; more && err == nil; {
-		if err = d.Skip(); err != nil {
+		if err = d.value(); err != nil {
 			return err
 		}
 		more, err = d.Next(']')
@@ -245,6 +467,7 @@ func (d *Decoder) skipArray() error {
 }
 
 func (d *Decoder) literal(lit string) error {
+	d.need(len(lit))
 	if len(d.buf)-d.pos < len(lit) || string(d.buf[d.pos:d.pos+len(lit)]) != lit {
 		return d.unexpected(lit)
 	}
@@ -261,27 +484,37 @@ var plainByte = func() (t [256]bool) {
 	return t
 }()
 
-// scanString passes over a string starting at its opening quote. content
-// is the raw text between the quotes; plain reports that it needs no
-// unquoting: no escapes and valid UTF-8.
-func (d *Decoder) scanString() (content []byte, plain bool, err error) {
-	d.pos++ // opening quote
+// scanString passes over a string starting at its opening quote. quoted is
+// the string with its quotes; plain reports that its content needs no
+// unquoting: no escapes and valid UTF-8. A string that straddles blocks is
+// scanned on in a copy (more keeps it from its quote), so quoted is always
+// one slice.
+func (d *Decoder) scanString() (quoted []byte, plain bool, err error) {
 	start := d.pos
+	d.pos++ // opening quote
 	escaped, nonASCII := false, false
 	for {
 		for d.pos < len(d.buf) && plainByte[d.buf[d.pos]] {
 			d.pos++
 		}
 		if d.pos >= len(d.buf) {
+			if d.more(start) {
+				start = 0
+				continue
+			}
 			return nil, false, d.fail("unexpected end of input in string")
 		}
 		switch c := d.buf[d.pos]; {
 		case c == '"':
-			content = d.buf[start:d.pos]
 			d.pos++
-			return content, !escaped && (!nonASCII || utf8.Valid(content)), nil
+			quoted = d.buf[start:d.pos]
+			return quoted, !escaped && (!nonASCII || utf8.Valid(quoted[1:len(quoted)-1])), nil
 		case c == '\\':
 			escaped = true
+			if len(d.buf)-d.pos < 6 && d.more(start) { // the longest escape: \uXXXX
+				start = 0
+				continue
+			}
 			if err := d.escape(); err != nil {
 				return nil, false, err
 			}
@@ -322,19 +555,19 @@ func isHex(c byte) bool {
 
 // unquote decodes a string with escapes or invalid UTF-8 the way
 // encoding/json does, by asking it: these are rare.
-func unquote(quoted, content []byte) ([]byte, error) {
+func unquote(quoted []byte) ([]byte, error) {
 	var s string
 	if err := json.Unmarshal(quoted, &s); err != nil {
 		return nil, err
 	}
-	if s == string(content) {
+	if content := quoted[1 : len(quoted)-1]; s == string(content) {
 		return content, nil
 	}
 	return []byte(s), nil
 }
 
-// scanNumber passes over a number literal in JSON's grammar:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// scanNumber passes over a number literal in JSON's grammar,
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, and returns it.
 func (d *Decoder) scanNumber() ([]byte, error) {
 	b, start := d.buf, d.pos
 	i := start
@@ -348,32 +581,41 @@ func (d *Decoder) scanNumber() ([]byte, error) {
 		for i++; i < len(b) && isDigit(b[i]); i++ {
 		}
 	default:
-		d.pos = i
-		return nil, d.unexpected("value")
+		return d.badNumber(start, i, "value")
 	}
 	if i < len(b) && b[i] == '.' {
-		i++
-		if i >= len(b) || !isDigit(b[i]) {
-			d.pos = i
-			return nil, d.unexpected("digit after decimal point")
+		if i++; i >= len(b) || !isDigit(b[i]) {
+			return d.badNumber(start, i, "digit after decimal point")
 		}
 		for i++; i < len(b) && isDigit(b[i]); i++ {
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		if i++; i < len(b) && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
 		if i >= len(b) || !isDigit(b[i]) {
-			d.pos = i
-			return nil, d.unexpected("digit in exponent")
+			return d.badNumber(start, i, "digit in exponent")
 		}
 		for i++; i < len(b) && isDigit(b[i]); i++ {
 		}
 	}
+	if i == len(b) && d.more(start) { // it may go on in the next block
+		return d.scanNumber()
+	}
 	d.pos = i
 	return b[start:i], nil
+}
+
+// badNumber is scanNumber stopping at b[i], where want was wanted: an
+// error, unless the window ended there and the literal goes on in the
+// next block, in which case it is scanned again from its start.
+func (d *Decoder) badNumber(start, i int, want string) ([]byte, error) {
+	if i == len(d.buf) && d.more(start) {
+		return d.scanNumber()
+	}
+	d.pos = i
+	return nil, d.unexpected(want)
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -388,17 +630,19 @@ var (
 // string (surrounding spaces allowed), "" or null (both 0). NaN and the
 // infinities are refused.
 func (d *Decoder) Num() (float64, error) {
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos >= len(d.buf) {
 		return 0, d.unexpected("number")
 	}
 	switch c := d.buf[d.pos]; {
 	case c == '"':
-		content, _, err := d.scanString()
+		quoted, _, err := d.scanString()
 		if err != nil {
 			return 0, err
 		}
-		content = bytes.TrimSpace(content)
+		content := bytes.TrimSpace(quoted[1 : len(quoted)-1])
 		if len(content) == 0 {
 			return 0, nil
 		}
@@ -419,38 +663,47 @@ func (d *Decoder) Num() (float64, error) {
 
 // number reads a number literal, converting plain decimals as it scans
 // them (see ParseFloat for why that is exact) and handing the rest to
-// strconv.
+// strconv. Like scanNumber, it starts again in a larger window when the
+// literal runs to the window's end.
 func (d *Decoder) number() (float64, error) {
-	b, start := d.buf, d.pos
-	i, neg := start, false
-	if i < len(b) && b[i] == '-' {
-		i, neg = i+1, true
-	}
-	var mant uint64
-	digits, frac := 0, 0
-	switch {
-	case i < len(b) && b[i] == '0':
-		i, digits = i+1, 1
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		mant, digits, i = digitsFrom(b, i, 0)
-	default:
-		_, err := d.scanNumber() // for its error
-		return 0, err
-	}
-	if i < len(b) && b[i] == '.' {
-		mant, frac, i = digitsFrom(b, i+1, mant)
-		digits += frac
-	}
-	if frac == 0 && i > start && b[i-1] == '.' || i < len(b) && (b[i] == 'e' || b[i] == 'E') ||
-		digits > 19 || mant > 1<<53 || frac >= len(pow10) {
-		lit, err := d.scanNumber()
-		if err != nil {
+	for {
+		b, start := d.buf, d.pos
+		i, neg := start, false
+		if i < len(b) && b[i] == '-' {
+			i, neg = i+1, true
+		}
+		var mant uint64
+		digits, frac := 0, 0
+		switch {
+		case i < len(b) && b[i] == '0':
+			i, digits = i+1, 1
+		case i < len(b) && b[i] >= '1' && b[i] <= '9':
+			mant, digits, i = digitsFrom(b, i, 0)
+		default:
+			if i == len(b) && d.more(start) { // a '-' at the window's end
+				continue
+			}
+			_, err := d.scanNumber() // for its error
 			return 0, err
 		}
-		return ParseFloat(lit)
+		if i < len(b) && b[i] == '.' {
+			mant, frac, i = digitsFrom(b, i+1, mant)
+			digits += frac
+		}
+		if i == len(b) && d.more(start) {
+			continue
+		}
+		if frac == 0 && b[i-1] == '.' || i < len(b) && (b[i] == 'e' || b[i] == 'E') ||
+			digits > 19 || mant > 1<<53 || frac >= len(pow10) {
+			lit, err := d.scanNumber()
+			if err != nil {
+				return 0, err
+			}
+			return ParseFloat(lit)
+		}
+		d.pos = i
+		return exact(mant, frac, neg), nil
 	}
-	d.pos = i
-	return exact(mant, frac, neg), nil
 }
 
 // digitsFrom adds the decimal digits of b from i to mant: the mantissa,
@@ -481,18 +734,22 @@ func exact(mant uint64, frac int, neg bool) float64 {
 // a bare finite number, kept as its literal text. The result aliases the
 // input unless the string had escapes or invalid UTF-8.
 func (d *Decoder) Str() ([]byte, error) {
-	d.ws()
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
 	if d.pos >= len(d.buf) {
 		return nil, d.unexpected("string")
 	}
 	switch c := d.buf[d.pos]; {
 	case c == '"':
-		start := d.pos
-		content, plain, err := d.scanString()
-		if err != nil || plain {
-			return content, err
+		quoted, plain, err := d.scanString()
+		if err != nil {
+			return nil, err
 		}
-		return unquote(d.buf[start:d.pos], content)
+		if plain {
+			return quoted[1 : len(quoted)-1], nil
+		}
+		return unquote(quoted)
 	case c == 'n':
 		if d.Null() {
 			return nil, nil

@@ -16,15 +16,18 @@ func valid(b []byte) bool {
 	return d.Skip() == nil && d.End() == nil
 }
 
+// validCases are documents at the edges of the grammar; FuzzBlocks starts
+// from them too.
+var validCases = []string{
+	``, ` `, `null`, `true`, `false`, `nul`, `nulll`, `True`, `0`, `-0`, `01`, `-`, `1.`, `.5`, `1e`, `1e+`, `1E-5`,
+	`1.5e10`, `-0.0e-0`, `+1`, `"`, `""`, `"\u00e9"`, `"\u00E"`, `"\x"`, `"\/"`, "\"\x01\"", "\"\x7f\"",
+	"\"\xff\"", `[]`, `[,]`, `[1,]`, `[1 2]`, `{}`, `{,}`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{"a":1 "b":2}`,
+	`{1:2}`, `{"a":1}}`, `[[[]]]`, ` {"a" : [ 1 , { } ] } `, "\ufeff{}", `{"a":1}x`, "{}\x00", "\t\r\n[]",
+}
+
 func TestValidMatchesEncodingJSON(t *testing.T) {
 	t.Parallel()
-	cases := []string{
-		``, ` `, `null`, `true`, `false`, `nul`, `nulll`, `True`, `0`, `-0`, `01`, `-`, `1.`, `.5`, `1e`, `1e+`, `1E-5`,
-		`1.5e10`, `-0.0e-0`, `+1`, `"`, `""`, `"\u00e9"`, `"\u00E"`, `"\x"`, `"\/"`, "\"\x01\"", "\"\x7f\"",
-		"\"\xff\"", `[]`, `[,]`, `[1,]`, `[1 2]`, `{}`, `{,}`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{"a":1 "b":2}`,
-		`{1:2}`, `{"a":1}}`, `[[[]]]`, ` {"a" : [ 1 , { } ] } `, "\ufeff{}", `{"a":1}x`, "{}\x00", "\t\r\n[]",
-	}
-	for _, c := range cases {
+	for _, c := range validCases {
 		if got, want := valid([]byte(c)), json.Valid([]byte(c)); got != want {
 			t.Errorf("valid(%q) = %v, encoding/json says %v", c, got, want)
 		}
@@ -159,19 +162,31 @@ func TestFieldsFoldLikeEncodingJSON(t *testing.T) {
 	}
 }
 
+// numCases and strCases are Num's and Str's tolerances and refusals;
+// FuzzBlocks starts from them too.
+var numCases = []struct {
+	in   string
+	want float64
+	ok   bool
+}{
+	{`616`, 616, true}, {`"616.5"`, 616.5, true}, {`" 7 "`, 7, true}, {"\"\u00a07\"", 7, true}, {`""`, 0, true},
+	{`null`, 0, true}, {`"1e3"`, 1000, true}, {`"+1"`, 1, true}, {`".5"`, 0.5, true},
+	{`"NaN"`, 0, false}, {`"Inf"`, 0, false}, {`"0x1p3"`, 0, false}, {`"1_0"`, 0, false}, {`true`, 0, false},
+	{`{}`, 0, false}, {`[]`, 0, false}, {`"1e999"`, 0, false}, {`1e999`, 0, false}, {`"\u0031"`, 0, false},
+}
+
+var strCases = []struct {
+	in, want string
+	ok       bool
+}{
+	{`"700"`, "700", true}, {`700`, "700", true}, {`-1.5e2`, "-1.5e2", true}, {`null`, "", true},
+	{`"a\"b\u00e9"`, "a\"b\u00e9", true}, {"\"\xff\"", "\ufffd", true}, {`"\ud800"`, "\ufffd", true},
+	{`1e999`, "", false}, {`true`, "", false}, {`{}`, "", false}, {`[]`, "", false},
+}
+
 func TestNumAndStr(t *testing.T) {
 	t.Parallel()
-	nums := []struct {
-		in   string
-		want float64
-		ok   bool
-	}{
-		{`616`, 616, true}, {`"616.5"`, 616.5, true}, {`" 7 "`, 7, true}, {"\"\u00a07\"", 7, true}, {`""`, 0, true},
-		{`null`, 0, true}, {`"1e3"`, 1000, true}, {`"+1"`, 1, true}, {`".5"`, 0.5, true},
-		{`"NaN"`, 0, false}, {`"Inf"`, 0, false}, {`"0x1p3"`, 0, false}, {`"1_0"`, 0, false}, {`true`, 0, false},
-		{`{}`, 0, false}, {`[]`, 0, false}, {`"1e999"`, 0, false}, {`1e999`, 0, false}, {`"\u0031"`, 0, false},
-	}
-	for _, c := range nums {
+	for _, c := range numCases {
 		var d Decoder
 		d.Reset([]byte(c.in))
 		got, err := d.Num()
@@ -179,15 +194,7 @@ func TestNumAndStr(t *testing.T) {
 			t.Errorf("Num(%s) = %v, %v; want %v, ok %v", c.in, got, err, c.want, c.ok)
 		}
 	}
-	strs := []struct {
-		in, want string
-		ok       bool
-	}{
-		{`"700"`, "700", true}, {`700`, "700", true}, {`-1.5e2`, "-1.5e2", true}, {`null`, "", true},
-		{`"a\"b\u00e9"`, "a\"b\u00e9", true}, {"\"\xff\"", "\ufffd", true}, {`"\ud800"`, "\ufffd", true},
-		{`1e999`, "", false}, {`true`, "", false}, {`{}`, "", false}, {`[]`, "", false},
-	}
-	for _, c := range strs {
+	for _, c := range strCases {
 		var d Decoder
 		d.Reset([]byte(c.in))
 		got, err := d.Str()
