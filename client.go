@@ -208,7 +208,7 @@ func (c *Client) get(ctx context.Context, path string, q url.Values, out any) er
 	}
 	r, err := c.fetch(ctx, path, q)
 	if err == nil {
-		err = decodeResponse(path, r.status, r.header, r.body.Bytes(), c.attempt.Redactor(), out)
+		err = decodeBlocks(path, r.status, r.header, r.body.Blocks(), c.attempt.Redactor(), out)
 		r.body.Close()
 	}
 	c.stats.end(err)

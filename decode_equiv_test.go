@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -245,6 +248,7 @@ func checkEquivalent(t testing.TB, body []byte) (ok []string) {
 			fast, ref := tg.new(), tg.new()
 			ferr := decodeResponse("/test", status, nil, body, noRedact, fast)
 			rerr := refDecodeResponse(status, body, ref)
+			checkBlocksAgree(t, tg, status, body, fast, ferr)
 			if (ferr != nil) != (rerr != nil) {
 				t.Fatalf("%s, HTTP %d: error %v, reference error %v\nbody: %q", tg.name, status, ferr, rerr, body)
 			}
@@ -285,6 +289,36 @@ func checkEquivalent(t testing.TB, body []byte) (ok []string) {
 	}
 	checkModelsEquivalent(t, body)
 	return ok
+}
+
+// checkBlocksAgree decodes body split into blocks, as the transport holds a
+// body of unknown length, at boundaries the body itself chooses, and
+// requires the result and the error, message included, that the body in
+// one slice gave.
+func checkBlocksAgree(t testing.TB, tg target, status int, body []byte, want any, wantErr error) {
+	t.Helper()
+	h := fnv.New64a()
+	h.Write(body)
+	rng := rand.New(rand.NewPCG(h.Sum64(), uint64(status)))
+	var blocks [][]byte
+	for rest := body; ; {
+		n := min(len(rest), rng.IntN(8))
+		if rng.IntN(4) == 0 {
+			n = min(len(rest), rng.IntN(64))
+		}
+		blocks = append(blocks, rest[:n])
+		if rest = rest[n:]; len(rest) == 0 {
+			break
+		}
+	}
+	got := tg.new()
+	err := decodeBlocks("/test", status, nil, blocks, noRedact, got)
+	if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+		t.Fatalf("%s, HTTP %d, %d blocks: error %v, in one slice %v\nbody: %q", tg.name, status, len(blocks), err, wantErr, body)
+	}
+	if diff := cmp.Diff(want, got, bitsEqual); err == nil && diff != "" {
+		t.Fatalf("%s, HTTP %d, %d blocks: blocks and one slice differ (-slice +blocks):\n%s\nbody: %q", tg.name, status, len(blocks), diff, body)
+	}
 }
 
 // modelCase is one model: its own UnmarshalJSON and MarshalJSON, and the

@@ -1,6 +1,7 @@
 package itick
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -90,27 +91,50 @@ func putState(st *fastState) {
 	statePool.Put(st)
 }
 
-// response is one HTTP answer to decode, and where it came from.
+// decodeInput is one HTTP answer to decode, and where it came from.
 type decodeInput struct {
 	path   string
 	status int
 	header http.Header
-	body   []byte
+	body   *bodyBlocks
 	red    *redact.Redactor
 	bare   bool // body is the data alone, with no envelope
+}
+
+// bodyBlocks is a body as the transport read it: in blocks, which the
+// decoder reads as they are. Only a failure's evidence needs the body in
+// one slice, so only a failure pays for joining them.
+type bodyBlocks struct {
+	blocks [][]byte
+	joined []byte
+}
+
+func oneBlock(b []byte) *bodyBlocks { return &bodyBlocks{blocks: [][]byte{b}, joined: b} }
+
+// bytes returns the body in one slice, joining its blocks the first time.
+func (b *bodyBlocks) bytes() []byte {
+	if b.joined == nil {
+		b.joined = bytes.Join(b.blocks, nil)
+	}
+	return b.joined
 }
 
 // decodeResponse is the single path from a response body to the SDK's
 // types: the envelope's success rule, then the data into out, read in one
 // pass. A body the decoder refuses is an *APIError saying where and why.
 func decodeResponse(path string, status int, header http.Header, body []byte, red *redact.Redactor, out any) error {
-	return decodeTo(decodeInput{path: path, status: status, header: header, body: body, red: red}, out)
+	return decodeTo(decodeInput{path: path, status: status, header: header, body: oneBlock(body), red: red}, out)
+}
+
+// decodeBlocks is decodeResponse over a body in the blocks it was read in.
+func decodeBlocks(path string, status int, header http.Header, blocks [][]byte, red *redact.Redactor, out any) error {
+	return decodeTo(decodeInput{path: path, status: status, header: header, body: &bodyBlocks{blocks: blocks}, red: red}, out)
 }
 
 // decodeData decodes a response's data alone into out; null or nothing
 // leaves out as it is.
 func decodeData(raw []byte, out any) error {
-	return decodeTo(decodeInput{body: raw, bare: true}, out)
+	return decodeTo(decodeInput{body: oneBlock(raw), bare: true}, out)
 }
 
 // decodeTo picks out's reader. Every result type the SDK asks for has one.
@@ -157,7 +181,7 @@ func run[T any](in decodeInput, out *T, read func(*fastState) (T, error)) error 
 		return &json.InvalidUnmarshalError{Type: reflect.TypeOf(out)}
 	}
 	if in.bare {
-		return decodeBare(in.body, out, read)
+		return decodeBare(in.body.bytes(), out, read)
 	}
 	return respond(in, out, read)
 }
@@ -168,7 +192,8 @@ func respond[T any](in decodeInput, out *T, read func(*fastState) (T, error)) er
 	if in.status < 200 || in.status > 299 {
 		read = nil // failing anyway: only the envelope matters
 	}
-	st := getState(in.body)
+	st := getState(nil)
+	st.d.ResetBlocks(in.body.blocks)
 	defer putState(st)
 	var e scannedEnvelope
 	v, err := scanEnvelope(st, &e, read)
@@ -176,7 +201,7 @@ func respond[T any](in decodeInput, out *T, read func(*fastState) (T, error)) er
 		return err
 	}
 	if e.dataErr != nil {
-		return dataError(in.path, in.status, in.header, in.body, e.data, e.dataErr, in.red)
+		return dataError(in.path, in.status, in.header, in.body.bytes(), nil, e.dataErr, in.red)
 	}
 	if e.parsed {
 		*out = v

@@ -58,7 +58,7 @@ func parseEnvelope(path string, status int, header http.Header, body []byte, red
 	defer putState(st)
 	var e scannedEnvelope
 	_, err := scanEnvelope[struct{}](st, &e, nil)
-	if err := checkEnvelope(path, status, header, body, red, &e, err); err != nil {
+	if err := checkEnvelope(path, status, header, oneBlock(body), red, &e, err); err != nil {
 		return nil, err
 	}
 	return e.data, nil
@@ -66,17 +66,18 @@ func parseEnvelope(path string, status int, header http.Header, body []byte, red
 
 // checkEnvelope is the success rule over a read envelope; parseErr is why
 // the body could not be read as one.
-func checkEnvelope(path string, status int, header http.Header, body []byte, red *redactpkg.Redactor,
+func checkEnvelope(path string, status int, header http.Header, blocks *bodyBlocks, red *redactpkg.Redactor,
 	env *scannedEnvelope, parseErr error) error {
 	// The error is built only when the response fails: a success pays for
-	// none of the evidence.
+	// none of the evidence, nor for the body in one slice.
 	var apiErr APIError
 	fail := func() error {
-		e := newAPIError(path, status, header, body, red)
+		e := newAPIError(path, status, header, blocks.bytes(), red)
 		e.Code, e.CodeText, e.Message = apiErr.Code, apiErr.CodeText, apiErr.Message
 		return e
 	}
 	if parseErr != nil {
+		body := blocks.bytes()
 		apiErr.Message = serverText(describeBody(body, decodeDetail(body, body, parseErr, red), red), red)
 		return fail()
 	}
@@ -91,7 +92,7 @@ func checkEnvelope(path string, status int, header http.Header, body []byte, red
 	}
 	if status < 200 || status > 299 {
 		if apiErr.Message == "" && !env.hasCode {
-			apiErr.Message = serverText(describeBody(body, "", red), red)
+			apiErr.Message = serverText(describeBody(blocks.bytes(), "", red), red)
 		}
 		return fail()
 	}
@@ -120,7 +121,7 @@ type scannedEnvelope struct {
 	code               envCode
 	hasCode            bool
 	hasMsg, hasMessage bool
-	data               []byte // aliases the body
+	data               []byte // aliases the body; read only when there is no reader
 	parsed             bool   // data was read into the result
 	dataErr            error  // why data could not be read
 }
@@ -200,13 +201,15 @@ func readData[T any](st *fastState, e *scannedEnvelope, read func(*fastState) (T
 		e.data, err = d.Raw()
 		return err
 	}
+	// With a reader, data's bytes are not kept: the result is, and a
+	// refusal's error says where in the body it was.
+	e.data = nil
 	if *v, e.dataErr = read(st); e.dataErr == nil {
-		e.data, e.parsed = d.Since(m), true
+		e.parsed = true
 		return nil
 	}
 	d.Rewind(m)
-	e.data, err = d.Raw()
-	return err
+	return d.Skip()
 }
 
 // readCode reads the envelope's code: null leaves it unset.

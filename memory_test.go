@@ -28,7 +28,11 @@ import (
 // klineServer answers /stock/klines for any codes with the same 500
 // one-minute candles per code, written from one precomputed array so the
 // server itself allocates next to nothing while the client is measured.
-func klineServer(tb testing.TB) *httptest.Server {
+func klineServer(tb testing.TB) *httptest.Server { return newKlineServer(tb, true) }
+
+// newKlineServer is klineServer; with declare false it sends no
+// Content-Length, so the body comes chunked in writes of one code each.
+func newKlineServer(tb testing.TB, declare bool) *httptest.Server {
 	tb.Helper()
 	raw, err := os.ReadFile(filepath.Join("testdata", "bench", "klines_10x500.json"))
 	if err != nil {
@@ -54,7 +58,9 @@ func klineServer(tb testing.TB) *httptest.Server {
 		}
 		n--
 		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(n))
+		if declare {
+			w.Header().Set("Content-Length", strconv.Itoa(n))
+		}
 		io.WriteString(w, head)
 		for i, c := range codes {
 			if i > 0 {
@@ -62,6 +68,9 @@ func klineServer(tb testing.TB) *httptest.Server {
 			}
 			io.WriteString(w, `"`+c+`":`)
 			w.Write(series)
+			if !declare {
+				w.(http.Flusher).Flush()
+			}
 		}
 		io.WriteString(w, tail)
 	}))
@@ -311,4 +320,46 @@ func codeListN(prefix string, n int) []string {
 		codes[i] = prefix + strconv.Itoa(i)
 	}
 	return codes
+}
+
+// TestChunkedBodyCostsItsSize: a body of unknown length is decoded from
+// the blocks the transport read it in, never joined into one buffer, so a
+// call allocates about the body once plus the result it returns. Joining
+// the blocks, as the client once did, allocated the body twice.
+func TestChunkedBodyCostsItsSize(t *testing.T) {
+	for _, declare := range []bool{false, true} {
+		srv := newKlineServer(t, declare)
+		c, err := NewClient(callToken, WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0), WithBatchSize(40))
+		if err != nil {
+			t.Fatal(err)
+		}
+		codes := codeListN("K", 40)
+		call := func() (map[string][]Kline, error) {
+			return c.Stock.Klines(context.Background(), RegionHK, codes, OneMinute, 500)
+		}
+		if _, err := call(); err != nil { // the connection, the pools
+			t.Fatal(err)
+		}
+		before := c.Stats().BytesRead
+		var got map[string][]Kline
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		got, err = call()
+		runtime.ReadMemStats(&m1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := c.Stats().BytesRead - before
+		rest := int64(m1.TotalAlloc-m0.TotalAlloc) - seriesBytes(got)
+		t.Logf("declared %v: body %d bytes; allocated %d besides the result (%.2fx the body)", declare, body, rest, float64(rest)/float64(body))
+		if body < 1<<20 || len(got) != len(codes) {
+			t.Fatalf("read %d bytes for %d codes; want over 1 MiB for %d", body, len(got), len(codes))
+		}
+		// The body once, the last block's unused end and the request's own
+		// allocations; joining would have added the body again.
+		if limit := body + body/8 + 256<<10; rest > limit {
+			t.Errorf("declared %v: allocated %d bytes besides the result for a %d-byte body, want at most %d", declare, rest, body, limit)
+		}
+		srv.Close()
+	}
 }

@@ -596,7 +596,7 @@ func refParseEnvelope(status int, body []byte) (json.RawMessage, error) {
 			e.message = string(*env.Message)
 		}
 	}
-	if err := checkEnvelope("/test", status, nil, body, noRedact, &e, err); err != nil {
+	if err := checkEnvelope("/test", status, nil, oneBlock(body), noRedact, &e, err); err != nil {
 		return nil, err
 	}
 	return env.Data, nil
