@@ -69,14 +69,16 @@ func (m *model[T]) into(st *fastState, v *T, key string) error {
 	if err != nil || empty {
 		return err
 	}
+	prev := -1 // keys mostly come in the table's order
 	for more := true; more; {
 		k, err := d.Key()
 		if err != nil {
 			return err
 		}
-		if i := m.names.Index(k); i < 0 {
+		if i := m.names.IndexAfter(k, prev); i < 0 {
 			err = d.Skip()
 		} else {
+			prev = i
 			start := d.Offset()
 			if err = m.fields[i].dec(st, v, key); err != nil {
 				err = refusal(start, err, m.fields[i].want)

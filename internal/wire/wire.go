@@ -849,6 +849,16 @@ func (f *Fields) Index(key []byte) int {
 	return f.Fold(key)
 }
 
+// IndexAfter is Index for a key that usually follows the field at prev
+// (-1: none yet), as keys do when a document lists them in the order the
+// names were given: that name is tried first.
+func (f *Fields) IndexAfter(key []byte, prev int) int {
+	if next := prev + 1; next < len(f.names) && f.names[next] == string(key) {
+		return next
+	}
+	return f.Index(key)
+}
+
 // Fold returns the index of the name key matches under case folding, or -1.
 // Callers try the exact names first; this is the slow path.
 func (f *Fields) Fold(key []byte) int {

@@ -212,3 +212,19 @@ func TestFieldsIndex(t *testing.T) {
 		}
 	}
 }
+
+func TestFieldsIndexAfter(t *testing.T) {
+	f := NewFields("s", "ld", "o", "p")
+	for _, tc := range []struct {
+		key  string
+		prev int
+		want int
+	}{
+		{"s", -1, 0}, {"ld", 0, 1}, {"o", 1, 2}, {"p", 2, 3},
+		{"p", -1, 3}, {"s", 3, 0}, {"LD", 0, 1}, {"x", 1, -1}, {"o", 3, 2},
+	} {
+		if got := f.IndexAfter([]byte(tc.key), tc.prev); got != tc.want {
+			t.Errorf("IndexAfter(%q, %d) = %d, want %d", tc.key, tc.prev, got, tc.want)
+		}
+	}
+}
