@@ -110,6 +110,41 @@ func enter(d *wire.Decoder, open byte) (empty bool, err error) {
 	return d.Enter(open)
 }
 
+// eachElem calls elem for every element of the array at the scanner, the
+// scanner at the element's start; null is no array at all (isNull), and
+// any other type is refused where it starts.
+func eachElem(d *wire.Decoder, elem func() error) (isNull bool, err error) {
+	if d.Null() {
+		return true, nil
+	}
+	empty, err := enter(d, '[')
+	for more := !empty; more && err == nil; {
+		if err = elem(); err == nil {
+			more, err = d.Next(']')
+		}
+	}
+	return false, err
+}
+
+// eachMember calls member for every member of the object at the scanner,
+// with its key (valid until the next read) and the scanner at its value;
+// null is no object at all (isNull).
+func eachMember(d *wire.Decoder, member func(key []byte) error) (isNull bool, err error) {
+	if d.Null() {
+		return true, nil
+	}
+	empty, err := enter(d, '{')
+	for more := !empty; more && err == nil; {
+		var k []byte
+		if k, err = d.Key(); err == nil {
+			if err = member(k); err == nil {
+				more, err = d.Next('}')
+			}
+		}
+	}
+	return false, err
+}
+
 // encode appends v's wire form: every field, in the table's order.
 func (m *model[T]) encode(b []byte, v *T) ([]byte, error) {
 	b = append(b, '{')
@@ -243,24 +278,14 @@ func objectField[T any](name string, sub *model[T]) field[T] {
 
 // readList reads an array of elem's values into a slice of its length.
 func readList[E any](st *fastState, elem *model[E]) ([]E, error) {
-	d := &st.d
-	if d.Null() {
-		return nil, nil
-	}
-	empty, err := enter(d, '[')
-	if err != nil {
-		return nil, err
-	}
 	out := []E{}
-	for more := !empty; more; {
+	isNull, err := eachElem(&st.d, func() error {
 		e, err := elem.read(st, "")
-		if err != nil {
-			return nil, err
-		}
 		out = append(out, e)
-		if more, err = d.Next(']'); err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if isNull || err != nil {
+		return nil, err
 	}
 	return out, nil
 }

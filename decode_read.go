@@ -46,30 +46,16 @@ func pointerTo[T any](read func(*fastState, string) (T, error)) func(*fastState)
 // readMap reads an object keyed by code into pairs (scratch), so that the
 // map can be made at its final size; a later duplicate key wins.
 func readMap[T any](st *fastState, scratch *[]keyed[T], value func(*fastState, string) (T, error)) (map[string]T, error) {
-	d := &st.d
-	if d.Null() {
-		return nil, nil
-	}
-	empty, err := enter(d, '{')
-	if err != nil {
-		return nil, err
-	}
 	pairs := (*scratch)[:0]
 	defer func() { *scratch = pairs }()
-	for more := !empty; more; {
-		k, err := d.Key()
-		if err != nil {
-			return nil, err
-		}
+	isNull, err := eachMember(&st.d, func(k []byte) error {
 		key := string(k)
 		v, err := value(st, key)
-		if err != nil {
-			return nil, err
-		}
 		pairs = append(pairs, keyed[T]{key, v})
-		if more, err = d.Next('}'); err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if isNull || err != nil {
+		return nil, err
 	}
 	out := make(map[string]T, len(pairs))
 	for _, p := range pairs {
@@ -117,24 +103,14 @@ func readBook(st *fastState, key string) (DepthBook, error) {
 }
 
 func readLevels(st *fastState) (levelSpan, error) {
-	d := &st.d
-	if d.Null() {
-		return levelSpan{}, nil
-	}
-	empty, err := enter(d, '[')
-	if err != nil {
-		return levelSpan{}, err
-	}
 	span := levelSpan{start: len(st.levels), isSet: true}
-	for more := !empty; more; {
+	isNull, err := eachElem(&st.d, func() error {
 		l, err := levelModel.read(st, "")
-		if err != nil {
-			return levelSpan{}, err
-		}
 		st.levels = append(st.levels, l)
-		if more, err = d.Next(']'); err != nil {
-			return levelSpan{}, err
-		}
+		return err
+	})
+	if isNull || err != nil {
+		return levelSpan{}, err
 	}
 	span.end = len(st.levels)
 	return span, nil
@@ -143,26 +119,16 @@ func readLevels(st *fastState) (levelSpan, error) {
 // readSeries reads one code's candles into the scratch buffer and copies
 // them out at their final size: one allocation per code.
 func readSeries(st *fastState, _ string) ([]Kline, error) {
-	d := &st.d
-	if d.Null() {
-		return nil, nil
-	}
-	empty, err := enter(d, '[')
-	if err != nil {
+	ks := st.klines[:0]
+	defer func() { st.klines = ks }()
+	isNull, err := eachElem(&st.d, func() error {
+		k, err := readKline(st)
+		ks = append(ks, k)
+		return err
+	})
+	if isNull || err != nil {
 		return nil, err
 	}
-	ks := st.klines[:0]
-	for more := !empty; more; {
-		k, err := readKline(st)
-		if err != nil {
-			return nil, err
-		}
-		ks = append(ks, k)
-		if more, err = d.Next(']'); err != nil {
-			return nil, err
-		}
-	}
-	st.klines = ks
 	out := make([]Kline, len(ks))
 	copy(out, ks)
 	return out, nil

@@ -52,25 +52,41 @@ func read(d *Decoder) error {
 }
 
 // BenchmarkScan validates each body (skip) and reads it as the model
-// decoders do (read), from one slice.
+// decoders do (read), from one slice and from blocks as the transport
+// reads a body of unknown length (16 KiB, then doubling): the difference
+// is what reading in place costs.
 func BenchmarkScan(b *testing.B) {
 	for _, name := range benchDocs {
 		doc := benchDoc(b, name)
+		var blocks [][]byte
+		for rest, n := doc, 16<<10; len(rest) > 0; n *= 2 {
+			m := min(n, len(rest))
+			blocks, rest = append(blocks, rest[:m:m]), rest[m:]
+		}
+		layouts := []struct {
+			name  string
+			reset func(*Decoder)
+		}{
+			{"slice", func(d *Decoder) { d.Reset(doc) }},
+			{"blocks", func(d *Decoder) { d.ResetBlocks(blocks) }},
+		}
 		for _, op := range []struct {
 			name string
 			f    func(*Decoder) error
 		}{{"skip", (*Decoder).Skip}, {"read", read}} {
-			b.Run(op.name+"/"+name, func(b *testing.B) {
-				b.SetBytes(int64(len(doc)))
-				b.ReportAllocs()
-				var d Decoder
-				for b.Loop() {
-					d.Reset(doc)
-					if err := op.f(&d); err != nil {
-						b.Fatal(err)
+			for _, l := range layouts {
+				b.Run(op.name+"/"+name+"/"+l.name, func(b *testing.B) {
+					b.SetBytes(int64(len(doc)))
+					b.ReportAllocs()
+					var d Decoder
+					for b.Loop() {
+						l.reset(&d)
+						if err := op.f(&d); err != nil {
+							b.Fatal(err)
+						}
 					}
-				}
-			})
+				})
+			}
 		}
 	}
 }
