@@ -229,21 +229,7 @@ func replaySubscription() []string {
 func BenchmarkStreamDecode(b *testing.B) {
 	frames := replayFrames()
 	b.Run("sdk", func(b *testing.B) {
-		srv := startReplay(b, frames)
-		c, err := NewClient(simToken, WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0))
-		if err != nil {
-			b.Fatal(err)
-		}
-		s, err := c.Stream(within(b), "stock", WithStreamURL(srv.URL), WithDialTimeout(5*time.Second),
-			WithMaxSymbols(replaySymbols), WithBuffer(DefaultStreamBuffer, DropNewest))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { s.Close() })
-		err = s.Subscribe(within(b), replaySubscription(), ChannelQuote, ChannelTick, ChannelDepth, ChannelKline(OneMinute))
-		if err != nil {
-			b.Fatal(err)
-		}
+		s := replayStream(b, startReplay(b, frames), DefaultStreamBuffer, DropNewest)
 		for range 1000 { // warm up
 			<-s.Events()
 		}
@@ -336,4 +322,25 @@ func BenchmarkStreamDecode(b *testing.B) {
 		}
 		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
 	})
+}
+
+// replayStream opens a stream to the replay server srv, as a user would,
+// subscribed to every product it replays on every channel.
+func replayStream(tb testing.TB, srv *httptest.Server, buffer int, policy Overflow) *Stream {
+	tb.Helper()
+	c, err := NewClient(simToken, WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := c.Stream(within(tb), "stock", WithStreamURL(srv.URL), WithDialTimeout(5*time.Second),
+		WithMaxSymbols(replaySymbols), WithBuffer(buffer, policy))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	err = s.Subscribe(within(tb), replaySubscription(), ChannelQuote, ChannelTick, ChannelDepth, ChannelKline(OneMinute))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }

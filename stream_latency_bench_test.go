@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"golang.org/x/time/rate"
 )
 
 // The latency benchmark writes the replay frames at a fixed pace and times
@@ -201,20 +200,7 @@ type latencyReader func(tb testing.TB, ctx context.Context, srv *httptest.Server
 
 // sdkLatencyReader reads through Client.Stream, as a user would.
 func sdkLatencyReader(tb testing.TB, ctx context.Context, srv *httptest.Server, buffer int) (func() (int, error), func() uint64) {
-	c, err := NewClient(simToken, WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s, err := c.Stream(within(tb), "stock", WithStreamURL(srv.URL), WithDialTimeout(5*time.Second),
-		WithMaxSymbols(replaySymbols), WithBuffer(buffer, DropOldest))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	err = s.Subscribe(within(tb), replaySubscription(), ChannelQuote, ChannelTick, ChannelDepth, ChannelKline(OneMinute))
-	if err != nil {
-		tb.Fatal(err)
-	}
+	s := replayStream(tb, srv, buffer, DropOldest)
 	next := func() (int, error) {
 		var ev Event
 		select {
