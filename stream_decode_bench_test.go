@@ -265,41 +265,13 @@ func BenchmarkStreamDecode(b *testing.B) {
 		if err := c.Write(ctx, websocket.MessageText, []byte(sub)); err != nil {
 			b.Fatal(err)
 		}
-		type level struct {
-			Po int     `json:"po"`
-			P  float64 `json:"p"`
-			V  float64 `json:"v"`
-			O  float64 `json:"o"`
-		}
-		type push struct {
-			Code  int    `json:"code"`
-			ResAc string `json:"resAc"`
-			Msg   string `json:"msg"`
-			Data  *struct {
-				S    string  `json:"s"`
-				R    string  `json:"r"`
-				Type string  `json:"type"`
-				Ld   float64 `json:"ld"`
-				O    float64 `json:"o"`
-				P    float64 `json:"p"`
-				H    float64 `json:"h"`
-				L    float64 `json:"l"`
-				C    float64 `json:"c"`
-				T    int64   `json:"t"`
-				V    float64 `json:"v"`
-				Tu   float64 `json:"tu"`
-				Ts   int     `json:"ts"`
-				A    []level `json:"a"`
-				B    []level `json:"b"`
-			} `json:"data"`
-		}
-		read := func() *push {
+		read := func() *plainPush {
 			for {
 				_, msg, err := c.Read(ctx)
 				if err != nil {
 					b.Fatal(err)
 				}
-				var m push
+				var m plainPush
 				if err := json.Unmarshal(msg, &m); err != nil {
 					b.Fatal(err)
 				}
@@ -343,4 +315,36 @@ func replayStream(tb testing.TB, srv *httptest.Server, buffer int, policy Overfl
 		tb.Fatal(err)
 	}
 	return s
+}
+
+// plainLevel and plainPush are what a user writes by hand to read pushes:
+// the wire's field names, encoding/json's types.
+type plainLevel struct {
+	Po int     `json:"po"`
+	P  float64 `json:"p"`
+	V  float64 `json:"v"`
+	O  float64 `json:"o"`
+}
+
+type plainPush struct {
+	Code  int    `json:"code"`
+	ResAc string `json:"resAc"`
+	Msg   string `json:"msg"`
+	Data  *struct {
+		S    string       `json:"s"`
+		R    string       `json:"r"`
+		Type string       `json:"type"`
+		Ld   float64      `json:"ld"`
+		O    float64      `json:"o"`
+		P    float64      `json:"p"`
+		H    float64      `json:"h"`
+		L    float64      `json:"l"`
+		C    float64      `json:"c"`
+		T    int64        `json:"t"`
+		V    float64      `json:"v"`
+		Tu   float64      `json:"tu"`
+		Ts   int          `json:"ts"`
+		A    []plainLevel `json:"a"`
+		B    []plainLevel `json:"b"`
+	} `json:"data"`
 }

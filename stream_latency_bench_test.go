@@ -230,39 +230,8 @@ func sdkLatencyReader(tb testing.TB, ctx context.Context, srv *httptest.Server, 
 	return next, s.Dropped
 }
 
-// latencyLevel and latencyPush are what a user writes by hand: the wire's
-// field names, decoded with encoding/json.
-type latencyLevel struct {
-	Po int     `json:"po"`
-	P  float64 `json:"p"`
-	V  float64 `json:"v"`
-	O  float64 `json:"o"`
-}
-
-type latencyPush struct {
-	Code  int    `json:"code"`
-	ResAc string `json:"resAc"`
-	Msg   string `json:"msg"`
-	Data  *struct {
-		S    string         `json:"s"`
-		R    string         `json:"r"`
-		Type string         `json:"type"`
-		Ld   float64        `json:"ld"`
-		O    float64        `json:"o"`
-		H    float64        `json:"h"`
-		L    float64        `json:"l"`
-		C    float64        `json:"c"`
-		T    int64          `json:"t"`
-		V    float64        `json:"v"`
-		Tu   float64        `json:"tu"`
-		Ts   int            `json:"ts"`
-		A    []latencyLevel `json:"a"`
-		B    []latencyLevel `json:"b"`
-	} `json:"data"`
-}
-
 // baselineLatencyReader reads with coder/websocket and decodes each frame
-// with encoding/json into latencyPush; the socket is its only buffer, so
+// with encoding/json into plainPush; the socket is its only buffer, so
 // it drops nothing.
 func baselineLatencyReader(tb testing.TB, ctx context.Context, srv *httptest.Server, _ int) (func() (int, error), func() uint64) {
 	c, _, err := websocket.Dial(within(tb), "ws"+strings.TrimPrefix(srv.URL, "http")+"/stock",
@@ -276,12 +245,12 @@ func baselineLatencyReader(tb testing.TB, ctx context.Context, srv *httptest.Ser
 	if err := c.Write(within(tb), websocket.MessageText, []byte(sub)); err != nil {
 		tb.Fatal(err)
 	}
-	read := func() (*latencyPush, error) {
+	read := func() (*plainPush, error) {
 		_, msg, err := c.Read(ctx)
 		if err != nil {
 			return nil, err
 		}
-		var m latencyPush
+		var m plainPush
 		if err := json.Unmarshal(msg, &m); err != nil {
 			return nil, err
 		}
@@ -311,7 +280,7 @@ func baselineLatencyReader(tb testing.TB, ctx context.Context, srv *httptest.Ser
 }
 
 // pushSeq is the sequence number a decoded push carries.
-func pushSeq(m *latencyPush) (int, error) {
+func pushSeq(m *plainPush) (int, error) {
 	if m.Data.Type != "depth" {
 		return int(m.Data.T - seqTimeBase), nil
 	}
@@ -471,7 +440,7 @@ func TestStreamLatencyPremises(t *testing.T) {
 		if enc[1] == 126 {
 			payload = enc[4:]
 		}
-		var m latencyPush
+		var m plainPush
 		if err := json.Unmarshal(payload, &m); err != nil {
 			t.Fatalf("frame %d: %v", i, err)
 		}
