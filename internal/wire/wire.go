@@ -43,12 +43,12 @@ package wire
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"math"
 	"slices"
 	"strconv"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -553,17 +553,95 @@ func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
-// unquote decodes a string with escapes or invalid UTF-8 the way
-// encoding/json does, by asking it: these are rare.
+// unquote decodes a string the scanner has validated, holding escapes or
+// bytes that are not UTF-8, the way encoding/json does: a lone or broken
+// surrogate escape and each invalid byte become U+FFFD. The content comes
+// back as it is when it needs no change.
 func unquote(quoted []byte) ([]byte, error) {
-	var s string
-	if err := json.Unmarshal(quoted, &s); err != nil {
-		return nil, err
+	s := quoted[1 : len(quoted)-1]
+	r := 0
+	for r < len(s) {
+		c := s[r]
+		if c == '\\' {
+			break
+		}
+		if c < utf8.RuneSelf {
+			r++
+			continue
+		}
+		rr, size := utf8.DecodeRune(s[r:])
+		if rr == utf8.RuneError && size == 1 {
+			break
+		}
+		r += size
 	}
-	if content := quoted[1 : len(quoted)-1]; s == string(content) {
-		return content, nil
+	if r == len(s) {
+		return s, nil
 	}
-	return []byte(s), nil
+	b := make([]byte, r, len(s)+utf8.UTFMax)
+	copy(b, s[:r])
+	for r < len(s) {
+		switch c := s[r]; {
+		case c == '\\':
+			var n int
+			b, n = appendEscape(b, s[r:])
+			r += n
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			b = utf8.AppendRune(b, rr)
+			r += size
+		}
+	}
+	return b, nil
+}
+
+// appendEscape appends what the (validated) escape at the start of s
+// stands for and says how many bytes of s it took.
+func appendEscape(b, s []byte) ([]byte, int) {
+	switch s[1] {
+	case 'b':
+		return append(b, '\b'), 2
+	case 'f':
+		return append(b, '\f'), 2
+	case 'n':
+		return append(b, '\n'), 2
+	case 'r':
+		return append(b, '\r'), 2
+	case 't':
+		return append(b, '\t'), 2
+	case 'u':
+		rr := hex4(s[2:6])
+		if utf16.IsSurrogate(rr) {
+			if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+				if dec := utf16.DecodeRune(rr, hex4(s[8:12])); dec != unicode.ReplacementChar {
+					return utf8.AppendRune(b, dec), 12
+				}
+			}
+			rr = unicode.ReplacementChar
+		}
+		return utf8.AppendRune(b, rr), 6
+	}
+	return append(b, s[1]), 2 // '"', '\\' or '/'
+}
+
+// hex4 reads four hex digits the scanner has checked.
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h[:4] {
+		switch {
+		case c >= 'a':
+			c -= 'a' - 10
+		case c >= 'A':
+			c -= 'A' - 10
+		default:
+			c -= '0'
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // scanNumber passes over a number literal in JSON's grammar,

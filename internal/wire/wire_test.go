@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -227,4 +228,32 @@ func TestFieldsIndexAfter(t *testing.T) {
 			t.Errorf("IndexAfter(%q, %d) = %d, want %d", tc.key, tc.prev, got, tc.want)
 		}
 	}
+}
+
+// FuzzStr holds Str to encoding/json on every string it accepts: escapes,
+// surrogate pairs whole, lone and broken, and bytes that are not UTF-8.
+func FuzzStr(f *testing.F) {
+	for _, s := range []string{`"a"`, `"\u00e9\n\t\\\"\/"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`, `"\ud83d\u0041"`,
+		`"\ude00\ud83d"`, "\"\xff\xfe\"", "\"\xe2\x84\"", `"\b\f\r"`, `"\uD83D\uDE00"`, "\"é\\u0000\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var d Decoder
+		d.Reset(b)
+		got, err := d.Str()
+		if err == nil {
+			err = d.End()
+		}
+		var want string
+		wantErr := json.Unmarshal(b, &want)
+		if err != nil || wantErr != nil {
+			if (err == nil) != (wantErr == nil) && len(bytes.TrimSpace(b)) > 0 && bytes.TrimSpace(b)[0] == '"' {
+				t.Fatalf("Str(%q): error %v, encoding/json %v", b, err, wantErr)
+			}
+			return
+		}
+		if string(got) != want {
+			t.Fatalf("Str(%q) = %q, encoding/json %q", b, got, want)
+		}
+	})
 }
