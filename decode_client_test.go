@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/d19c4e34/itick/internal/redact"
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/time/rate"
 )
@@ -173,4 +174,15 @@ func TestDecodeDataNilTarget(t *testing.T) {
 	if !errors.As(err, &invalid) {
 		t.Errorf("got %v, want encoding/json's InvalidUnmarshalError", err)
 	}
+}
+
+// decodeResponse is decodeBlocks over a body in one slice.
+func decodeResponse(path string, status int, header http.Header, body []byte, red *redact.Redactor, out any) error {
+	return decodeTo(decodeInput{path: path, status: status, header: header, body: oneBlock(body), red: red}, out)
+}
+
+// decodeData decodes a response's data alone into out; null or nothing
+// leaves out as it is.
+func decodeData(raw []byte, out any) error {
+	return decodeTo(decodeInput{body: oneBlock(raw), bare: true}, out)
 }

@@ -119,22 +119,12 @@ func (b *bodyBlocks) bytes() []byte {
 	return b.joined
 }
 
-// decodeResponse is the single path from a response body to the SDK's
-// types: the envelope's success rule, then the data into out, read in one
-// pass. A body the decoder refuses is an *APIError saying where and why.
-func decodeResponse(path string, status int, header http.Header, body []byte, red *redact.Redactor, out any) error {
-	return decodeTo(decodeInput{path: path, status: status, header: header, body: oneBlock(body), red: red}, out)
-}
-
-// decodeBlocks is decodeResponse over a body in the blocks it was read in.
+// decodeBlocks is the single path from a response body, in the blocks it
+// was read in, to the SDK's types: the envelope's success rule, then the
+// data into out, read in one pass. A body the decoder refuses is an
+// *APIError saying where and why.
 func decodeBlocks(path string, status int, header http.Header, blocks [][]byte, red *redact.Redactor, out any) error {
 	return decodeTo(decodeInput{path: path, status: status, header: header, body: &bodyBlocks{blocks: blocks}, red: red}, out)
-}
-
-// decodeData decodes a response's data alone into out; null or nothing
-// leaves out as it is.
-func decodeData(raw []byte, out any) error {
-	return decodeTo(decodeInput{body: oneBlock(raw), bare: true}, out)
 }
 
 // decodeTo picks out's reader. Every result type the SDK asks for has one.
