@@ -210,8 +210,8 @@ func TestDecodeTolerances(t *testing.T) {
 	}
 }
 
-// TestDecodeToleranceCasesAreEquivalent runs the table through the fast
-// path alone, without the fallback decodeResponse has.
+// TestDecodeToleranceCasesAreEquivalent holds every case of the table to
+// the encoding/json oracle, in one slice and in blocks.
 func TestDecodeToleranceCasesAreEquivalent(t *testing.T) {
 	t.Parallel()
 	for _, tc := range toleranceCases {
