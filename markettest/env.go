@@ -1,0 +1,58 @@
+package markettest
+
+import (
+	"os"
+	"strings"
+
+	"github.com/d19c4e34/itick"
+)
+
+// Env is a client for the iTick service or, when no token is set, for a
+// simulator started for it: the switch a program makes to run against the
+// real service in production and offline everywhere else.
+type Env struct {
+	Client *itick.Client
+	// Server is the simulator Client talks to; nil when Client talks to
+	// the real service.
+	Server *Server
+}
+
+// OpenEnv returns a client for the real service when ITICK_TOKEN is set
+// (ITICK_BASE_URL and ITICK_PLAN apply too, as itick.NewClientFromEnv reads
+// them), and otherwise starts a simulator with simOpts and returns a client
+// pointed at it. clientOpts apply to the client either way. Close stops the
+// simulator, if one was started.
+//
+//	env, err := markettest.OpenEnv(nil)
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	defer env.Close()
+//	quotes, err := env.Client.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
+func OpenEnv(simOpts []Option, clientOpts ...itick.Option) (*Env, error) {
+	if strings.TrimSpace(os.Getenv("ITICK_TOKEN")) != "" {
+		c, err := itick.NewClientFromEnv(clientOpts...)
+		if err != nil {
+			return nil, err
+		}
+		return &Env{Client: c}, nil
+	}
+	srv := NewServer(simOpts...)
+	c, err := srv.Client(clientOpts...)
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	return &Env{Client: c, Server: srv}, nil
+}
+
+// Offline reports whether the client talks to a simulator.
+func (e *Env) Offline() bool { return e.Server != nil }
+
+// Close stops the simulator, if one was started. It is safe to call more
+// than once.
+func (e *Env) Close() {
+	if e.Server != nil {
+		e.Server.Close()
+	}
+}
