@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/d19c4e34/itick/internal/errtext"
 	redactpkg "github.com/d19c4e34/itick/internal/redact"
 	"github.com/d19c4e34/itick/internal/wire"
 )
@@ -84,12 +85,14 @@ func checkEnvelope(path string, status int, header http.Header, blocks *bodyBloc
 	if env.hasCode {
 		apiErr.Code, apiErr.CodeText = env.code.n, codeText(red.String(env.code.text))
 	}
+	raw := ""
 	switch {
 	case env.hasMsg && env.msg != "":
-		apiErr.Message = serverText(env.msg, red)
+		raw = env.msg
 	case env.hasMessage:
-		apiErr.Message = serverText(env.message, red)
+		raw = env.message
 	}
+	apiErr.Message = serverText(raw, red)
 	if status < 200 || status > 299 {
 		if apiErr.Message == "" && !env.hasCode {
 			apiErr.Message = serverText(describeBody(blocks.bytes(), "", red), red)
@@ -102,7 +105,8 @@ func checkEnvelope(path string, status int, header http.Header, blocks *bodyBloc
 		}
 		return fail()
 	}
-	if !env.code.success() || hasErrorText(apiErr.Message) {
+	// The rule reads the whole message: a cut one may have lost the text.
+	if !env.code.success() || errtext.Fails(raw) {
 		return fail()
 	}
 	return nil
@@ -258,29 +262,15 @@ func readMsg(d *wire.Decoder) (set bool, s string, err error) {
 
 // serverText makes text from the service fit for an error: redact removes
 // the token and cuts the text to its bound (redact.MaxText), in that order.
-// If the cut took away one of the texts APIError.Is and the success rule
-// look for, that text is put back at the end, so a long message is
-// classified as the whole of it would be.
+// If the cut took away one of the service's error texts, that text is put
+// back at the end, so a long message is classified as the whole of it
+// would be.
 func serverText(raw string, red *redactpkg.Redactor) string {
 	m := red.String(raw)
-	if len(raw) <= len(m) {
-		return m
-	}
-	lower := strings.ToLower(raw)
-	for _, t := range classTexts {
-		if strings.Contains(lower, t) && !strings.Contains(strings.ToLower(m), t) {
-			return redactpkg.Truncate(m, redactpkg.MaxText-len(t)-3) + " [" + t + "]"
-		}
+	if t, lost := errtext.Lost(raw, m); lost {
+		return redactpkg.Truncate(m, redactpkg.MaxText-len(t)-3) + " [" + t + "]"
 	}
 	return m
-}
-
-// classTexts are the texts in a message that decide which sentinel an
-// APIError matches, or that the response failed.
-var classTexts = []string{
-	"e001", "not found this produce",
-	"e002", "auth failed", "invalid api key", "unauthorized",
-	"e003", "exceeding the maximum",
 }
 
 // describeWindow is how much of a body describeBody hands to redact: far

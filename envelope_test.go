@@ -234,3 +234,38 @@ func TestAPIError_Text(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }
+
+// A code-0 reply carrying an error text fails whatever the message's
+// length: the rule reads the whole message, not the text an error keeps
+// of it, and the kept text still classifies the error.
+func TestSuccessRuleReadsTheWholeMessage(t *testing.T) {
+	t.Parallel()
+	pad := strings.Repeat("the service says more than fits in an error; ", 8)
+	for _, tc := range []struct {
+		text     string
+		sentinel error
+	}{
+		{"exceeding the maximum subscription limit", itick.ErrPlanLimit},
+		{"E003", itick.ErrPlanLimit},
+		{"Auth Failed", itick.ErrUnauthorized},
+		{"Invalid API key in request", itick.ErrUnauthorized},
+		{"Unauthorized", itick.ErrUnauthorized},
+		{"not found this produce", itick.ErrNotFound},
+		{"E001", itick.ErrNotFound},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			t.Parallel()
+			c, mt := newMockClient(t, itick.WithRetries(0))
+			msg := pad + tc.text
+			mt.RegisterResponder("GET", mockBase+"/stock/quotes",
+				body(200, `{"code":0,"msg":"`+msg+`","data":{"700":{"s":"700","ld":616}}}`))
+			got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+			if err == nil || got != nil {
+				t.Fatalf("a %d-byte msg ending in %q: got %v, %v; want a failure", len(msg), tc.text, got, err)
+			}
+			if !errors.Is(err, tc.sentinel) {
+				t.Errorf("err = %v, want it to match %v", err, tc.sentinel)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/d19c4e34/itick/internal/errtext"
 	"github.com/d19c4e34/itick/internal/transport"
 )
 
@@ -99,50 +100,21 @@ func (e *APIError) Error() string {
 
 // Is maps the error onto ErrUnauthorized, ErrRateLimited, ErrNotFound and
 // ErrPlanLimit, by the status, the code (a number, or an E-number such as
-// "E002") and the texts in the message.
+// "E002") and the service's error texts in the message.
 func (e *APIError) Is(target error) bool {
-	msg := strings.ToLower(e.Message + " " + e.CodeText)
-	has := func(subs ...string) bool {
-		for _, s := range subs {
-			if strings.Contains(msg, s) {
-				return true
-			}
-		}
-		return false
-	}
+	msg := e.Message + " " + e.CodeText
 	switch target {
 	case ErrUnauthorized:
 		return e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden ||
 			e.Code == http.StatusUnauthorized || e.Code == http.StatusForbidden ||
-			has("e002", "auth failed", "invalid api key", "unauthorized")
+			errtext.Is(msg, errtext.Unauthorized)
 	case ErrRateLimited:
 		return e.StatusCode == http.StatusTooManyRequests || e.Code == http.StatusTooManyRequests
 	case ErrNotFound:
 		return e.StatusCode == http.StatusNotFound || e.Code == http.StatusNotFound ||
-			has("e001", "not found this produce")
+			errtext.Is(msg, errtext.NotFound)
 	case ErrPlanLimit:
-		return has("e003", "exceeding the maximum")
-	}
-	return false
-}
-
-// errorTexts are the service's published error texts. One of them in msg
-// makes a response a failure whatever its code says.
-var errorTexts = []string{
-	"e001", "not found this produce",
-	"e002", "auth failed", "invalid api key",
-	"e003", "exceeding the maximum subscription limit",
-}
-
-func hasErrorText(msg string) bool {
-	if msg == "" {
-		return false
-	}
-	msg = strings.ToLower(msg)
-	for _, t := range errorTexts {
-		if strings.Contains(msg, t) {
-			return true
-		}
+		return errtext.Is(msg, errtext.PlanLimit)
 	}
 	return false
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/d19c4e34/itick/internal/errtext"
 	"github.com/d19c4e34/itick/internal/transport"
 	"github.com/d19c4e34/itick/internal/wait"
 )
@@ -448,7 +449,7 @@ func (ss *session) read() {
 			offer(ss.acks, m)
 		case m.ResAc != "":
 			// A reply to nothing the SDK sends.
-		case hasErrorText(string(m.Msg)):
+		case errtext.Fails(m.Msg):
 			// Not a push: the connect message, or a refusal of the token
 			// that names no action.
 			offer(ss.auth, m)
