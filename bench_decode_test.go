@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/d19c4e34/itick/internal/codec"
 	"github.com/d19c4e34/itick/internal/redact"
 )
 
@@ -69,14 +70,14 @@ var noRedact *redact.Redactor
 
 // benchDecode runs the SDK's decode path and the encoding/json baseline
 // over the same body, each checking that it got want entries.
-func benchDecode[T any, P any](b *testing.B, file, path string, want int, n func(T) int, pn func(P) int) {
+func benchDecode[T any, P any](b *testing.B, file, path string, want int, read codec.Reader[T], n func(T) int, pn func(P) int) {
 	body := benchBody(b, file)
 	b.Run("sdk", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(body)))
 		for b.Loop() {
-			var out T
-			if err := decodeResponse(path, 200, nil, body, noRedact, &out); err != nil {
+			out, err := decode(path, 200, nil, [][]byte{body}, noRedact, read)
+			if err != nil {
 				b.Fatal(err)
 			}
 			if n(out) != want {
@@ -100,19 +101,19 @@ func benchDecode[T any, P any](b *testing.B, file, path string, want int, n func
 }
 
 func BenchmarkDecodeQuotes(b *testing.B) {
-	benchDecode(b, "quotes_50.json", "/stock/quotes", 50,
+	benchDecode(b, "quotes_50.json", "/stock/quotes", 50, quotesReader.Read,
 		func(m map[string]Quote) int { return len(m) },
 		func(m map[string]plainQuote) int { return len(m) })
 }
 
 func BenchmarkDecodeDepths(b *testing.B) {
-	benchDecode(b, "depths_50.json", "/stock/depths", 50,
+	benchDecode(b, "depths_50.json", "/stock/depths", 50, booksReader.Read,
 		func(m map[string]DepthBook) int { return len(m) },
 		func(m map[string]plainDepthBook) int { return len(m) })
 }
 
 func BenchmarkDecodeKlines(b *testing.B) {
-	benchDecode(b, "klines_10x500.json", "/stock/klines", 10,
+	benchDecode(b, "klines_10x500.json", "/stock/klines", 10, seriesReader.Read,
 		func(m map[string][]Kline) int { return len(m) },
 		func(m map[string][]plainKline) int { return len(m) })
 }

@@ -16,14 +16,11 @@
 package itick
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"github.com/hashicorp/go-retryablehttp"
 
@@ -198,114 +195,3 @@ func (c *Client) BaseURL() string { return c.baseURL.String() }
 
 // BatchSize returns how many codes one request carries.
 func (c *Client) BatchSize() int { return c.batchSize }
-
-// get sends one GET and decodes the envelope's data into out. path is in
-// escaped form, so a segment may carry an escaped '/'. Service errors come
-// back as *APIError unwrapped; transport errors are wrapped with the path.
-func (c *Client) get(ctx context.Context, path string, q url.Values, out any) error {
-	if err := checkContext(ctx); err != nil {
-		return err
-	}
-	r, err := c.fetch(ctx, path, q)
-	if err == nil {
-		err = decodeBlocks(path, r.status, r.header, r.body.Blocks(), c.attempt.Redactor(), out)
-		r.body.Close()
-	}
-	c.stats.end(err)
-	return err
-}
-
-// response is what fetch brings back: the final attempt's status, headers
-// and body, read whole. Closing the body gives back its share of the
-// client's memory budget, so it is closed once it has been decoded.
-type response struct {
-	status int
-	header http.Header
-	body   *transport.Body
-}
-
-// fetch sends one GET of path (escaped form) with q under the retry policy
-// and returns the final response, whatever its status. It is the request
-// path of every call, typed or not; its callers have checked ctx.
-func (c *Client) fetch(ctx context.Context, path string, q url.Values) (response, error) {
-	c.stats.requests.Add(1)
-	u := *c.baseURL
-	u.Path = c.baseURL.Path + path
-	if strings.Contains(path, "%") {
-		raw, err := url.PathUnescape(path)
-		if err != nil {
-			return response{}, fmt.Errorf("itick: GET %s: %w", path, err)
-		}
-		u.Path = c.baseURL.Path + raw
-		u.RawPath = c.baseURL.EscapedPath() + path
-	}
-	u.RawQuery = q.Encode()
-
-	var attempts atomic.Int32
-	req, err := retryablehttp.NewRequestWithContext(transport.WithAttemptCounter(ctx, &attempts),
-		http.MethodGet, u.String(), nil)
-	if err != nil {
-		return response{}, fmt.Errorf("itick: GET %s: %w", path, err)
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", c.userAgent)
-
-	resp, err := c.rc.Do(req)
-	if n := attempts.Load(); n > 1 {
-		c.stats.retries.Add(int64(n - 1))
-	}
-	if err != nil {
-		if resp != nil && resp.Body != nil {
-			resp.Body.Close()
-		}
-		return response{}, fmt.Errorf("itick: GET %s: %w", path, c.redactErr(err))
-	}
-	// Every response comes from the transport's attempt, which read its
-	// body whole; the http.Client under the retries has no Timeout of its
-	// own (the attempt applies it), so nothing wraps that body.
-	body, ok := resp.Body.(*transport.Body)
-	if !ok {
-		resp.Body.Close()
-		return response{}, fmt.Errorf("itick: GET %s: response body of type %T was not read by the transport", path, resp.Body)
-	}
-	return response{resp.StatusCode, resp.Header, body}, nil
-}
-
-// redact removes the token from text that came from elsewhere, in case a
-// server or proxy echoes it back, then bounds the text (see
-// internal/redact: redaction runs before the cut, so no part shows).
-func (c *Client) redact(s string) string { return c.attempt.Redact(s) }
-
-// redactErr gives err a text without the token and with every part a
-// server chose bounded. A *url.Error keeps its shape (op, URL, cause),
-// with the URL, which a redirect may have chosen, and the cause bounded
-// apart, so a long URL cannot crowd out why the request failed.
-func (c *Client) redactErr(err error) error {
-	orig := err.Error()
-	msg := c.redact(orig)
-	if ue, ok := err.(*url.Error); ok && ue.Err != nil {
-		msg = ue.Op + " " + strconv.Quote(c.redact(ue.URL)) + ": " + c.redact(ue.Err.Error())
-	}
-	if msg == orig {
-		return err
-	}
-	return redactedError{msg: msg, err: err}
-}
-
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e redactedError) Error() string { return e.msg }
-func (e redactedError) Unwrap() error { return e.err }
-
-// query starts the query string every market endpoint takes.
-func query(region Region, kv ...string) url.Values {
-	q := make(url.Values, 2+len(kv)/2)
-	q.Set("region", string(region))
-	for i := 0; i+1 < len(kv); i += 2 {
-		q.Set(kv[i], kv[i+1])
-	}
-	return q
-}

@@ -10,18 +10,18 @@ type CryptoService struct{ m market }
 
 // Depth returns the order book of one pair (up to 5 levels a side).
 func (s *CryptoService) Depth(ctx context.Context, region Region, code string) (*DepthBook, error) {
-	return s.m.depth(ctx, region, code)
+	return s.m.depth(ctx, region, code, nil)
 }
 
 // Depths returns the order books of many pairs, keyed by code.
 func (s *CryptoService) Depths(ctx context.Context, region Region, codes []string) (map[string]DepthBook, error) {
-	return s.m.depths(ctx, region, codes)
+	return s.m.depths(ctx, region, codes, nil)
 }
 
 // Quotes returns real-time quotes of many pairs, keyed by code. Crypto
 // quotes carry no PrevClose, Change or ChangePercent.
 func (s *CryptoService) Quotes(ctx context.Context, region Region, codes []string) (map[string]Quote, error) {
-	return s.m.quotes(ctx, region, codes)
+	return s.m.quotes(ctx, region, codes, nil)
 }
 
 // Klines returns up to limit candles per pair, oldest first, keyed by code.
@@ -47,7 +47,7 @@ func (s *CryptoService) Tick(ctx context.Context, region Region, code string) (*
 
 // Ticks returns the latest trades of many pairs, keyed by code.
 func (s *CryptoService) Ticks(ctx context.Context, region Region, codes []string) (map[string]Tick, error) {
-	return s.m.ticks(ctx, region, codes)
+	return s.m.ticks(ctx, region, codes, nil)
 }
 
 // KlineRange returns every candle of one pair with from <= Time < to,

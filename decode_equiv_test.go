@@ -160,11 +160,11 @@ func refStatusList(raw []byte, out any) error {
 	if b := bytes.TrimSpace(raw); len(b) > 0 && b[0] == '{' {
 		one, err := marketStatusFromWire(raw)
 		if err == nil {
-			*out.(*statusList) = statusList{one}
+			*out.(*[]MarketStatus) = []MarketStatus{one}
 		}
 		return err
 	}
-	return refInto(func(r []refItem[MarketStatus, statusRef]) statusList { return items(r) })(raw, out)
+	return refInto(func(r []refItem[MarketStatus, statusRef]) []MarketStatus { return items(r) })(raw, out)
 }
 
 func refKlineData(raw []byte, out any) error {
@@ -223,7 +223,7 @@ var targets = []target{
 	{"kline list", func() any { return new(klineData) }, refKlineData},
 	{"symbols", func() any { return new([]Symbol) }, refInto(func(r []refItem[Symbol, symbolRef]) []Symbol { return items(r) })},
 	{"holidays", func() any { return new([]Holiday) }, refInto(func(r []refItem[Holiday, holidayRef]) []Holiday { return items(r) })},
-	{"market status", func() any { return new(statusList) }, refStatusList},
+	{"market status", func() any { return new([]MarketStatus) }, refStatusList},
 	{"split page", func() any { return new(SplitPage) }, func(raw []byte, out any) (err error) {
 		*out.(*SplitPage), err = splitPageFromWire(raw)
 		return err

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/d19c4e34/itick/internal/codec"
 	redactpkg "github.com/d19c4e34/itick/internal/redact"
 	"github.com/d19c4e34/itick/internal/transport"
 )
@@ -27,16 +28,20 @@ const (
 	maxErrorHeaderName  = 128
 )
 
-// newAPIError starts the *APIError for a response that is not a success:
-// its status, the path, the wait the service asked for, and the evidence
-// (Body and Header), with the token taken out before anything is cut.
-// Every *APIError built from a response comes from here.
-func newAPIError(path string, status int, header http.Header, body []byte, red *redactpkg.Redactor) *APIError {
+// newAPIError is the *APIError for a response that is not a success: its
+// status, the path, why it failed (f, if known), the wait the service
+// asked for, and the evidence (Body and Header), with the token taken out
+// before anything is cut. Every *APIError built from a response comes from
+// here.
+func newAPIError(path string, status int, header http.Header, body []byte, red *redactpkg.Redactor, f *codec.Failure) *APIError {
 	e := &APIError{
 		StatusCode: status,
 		Path:       path,
 		Body:       red.BoundBytes(body, maxErrorBody),
 		Header:     evidenceHeader(header, red),
+	}
+	if f != nil {
+		e.Code, e.CodeText, e.Message = f.Code, f.CodeText, f.Message
 	}
 	if ra, ok := transport.RetryAfter(header, time.Now()); ok {
 		e.RetryAfter = ra
@@ -117,7 +122,6 @@ func maskCookie(v string) string {
 // success rule but whose data (a part of body, or a copy of one) did not
 // decode: it says where, the type found there and what was wanted.
 func dataError(path string, status int, header http.Header, body, data []byte, err error, red *redactpkg.Redactor) error {
-	e := newAPIError(path, status, header, body, red)
-	e.Message = serverText("cannot decode data: "+decodeDetail(body, data, err, red), red)
-	return e
+	return newAPIError(path, status, header, body, red, &codec.Failure{
+		Message: codec.ServerText("cannot decode data: "+codec.Detail(body, data, err, red), red)})
 }

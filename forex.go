@@ -12,12 +12,12 @@ type ForexService struct{ m market }
 
 // Depths returns the order books of many pairs, keyed by code.
 func (s *ForexService) Depths(ctx context.Context, region Region, codes []string) (map[string]DepthBook, error) {
-	return s.m.depths(ctx, region, codes)
+	return s.m.depths(ctx, region, codes, nil)
 }
 
 // Quotes returns real-time quotes of many pairs, keyed by code.
 func (s *ForexService) Quotes(ctx context.Context, region Region, codes []string) (map[string]Quote, error) {
-	return s.m.quotes(ctx, region, codes)
+	return s.m.quotes(ctx, region, codes, nil)
 }
 
 // Klines returns up to limit candles per pair, oldest first, keyed by code.
@@ -27,7 +27,7 @@ func (s *ForexService) Klines(ctx context.Context, region Region, codes []string
 
 // Depth returns the order book of one pair.
 func (s *ForexService) Depth(ctx context.Context, region Region, code string) (*DepthBook, error) {
-	return s.m.depth(ctx, region, code)
+	return s.m.depth(ctx, region, code, nil)
 }
 
 // Quote returns the real-time quote of one pair.
@@ -47,7 +47,7 @@ func (s *ForexService) Tick(ctx context.Context, region Region, code string) (*T
 
 // Ticks returns the latest trades of many pairs, keyed by code.
 func (s *ForexService) Ticks(ctx context.Context, region Region, codes []string) (map[string]Tick, error) {
-	return s.m.ticks(ctx, region, codes)
+	return s.m.ticks(ctx, region, codes, nil)
 }
 
 // KlineRange returns every candle of one pair with from <= Time < to,

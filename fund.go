@@ -11,12 +11,12 @@ type FundService struct{ m market }
 // Depths returns the order books of many funds, keyed by code. Funds often
 // answer with placeholder levels whose price and volume are 0.
 func (s *FundService) Depths(ctx context.Context, region Region, codes []string) (map[string]DepthBook, error) {
-	return s.m.depths(ctx, region, codes)
+	return s.m.depths(ctx, region, codes, nil)
 }
 
 // Depth returns the order book of one fund.
 func (s *FundService) Depth(ctx context.Context, region Region, code string) (*DepthBook, error) {
-	return s.m.depth(ctx, region, code)
+	return s.m.depth(ctx, region, code, nil)
 }
 
 // Quote returns the real-time quote of one fund. Fund quotes carry
@@ -27,7 +27,7 @@ func (s *FundService) Quote(ctx context.Context, region Region, code string) (*Q
 
 // Quotes returns real-time quotes of many funds, keyed by code.
 func (s *FundService) Quotes(ctx context.Context, region Region, codes []string) (map[string]Quote, error) {
-	return s.m.quotes(ctx, region, codes)
+	return s.m.quotes(ctx, region, codes, nil)
 }
 
 // Kline returns up to limit candles of one fund, oldest first.
@@ -47,7 +47,7 @@ func (s *FundService) Tick(ctx context.Context, region Region, code string) (*Ti
 
 // Ticks returns the latest trades of many funds, keyed by code.
 func (s *FundService) Ticks(ctx context.Context, region Region, codes []string) (map[string]Tick, error) {
-	return s.m.ticks(ctx, region, codes)
+	return s.m.ticks(ctx, region, codes, nil)
 }
 
 // KlineRange returns every candle of one fund with from <= Time < to,

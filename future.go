@@ -10,12 +10,12 @@ type FutureService struct{ m market }
 
 // Depths returns the order books of many contracts, keyed by code.
 func (s *FutureService) Depths(ctx context.Context, region Region, codes []string) (map[string]DepthBook, error) {
-	return s.m.depths(ctx, region, codes)
+	return s.m.depths(ctx, region, codes, nil)
 }
 
 // Quotes returns real-time quotes of many contracts, keyed by code.
 func (s *FutureService) Quotes(ctx context.Context, region Region, codes []string) (map[string]Quote, error) {
-	return s.m.quotes(ctx, region, codes)
+	return s.m.quotes(ctx, region, codes, nil)
 }
 
 // Klines returns up to limit candles per contract, oldest first, keyed by code.
@@ -25,7 +25,7 @@ func (s *FutureService) Klines(ctx context.Context, region Region, codes []strin
 
 // Depth returns the order book of one contract.
 func (s *FutureService) Depth(ctx context.Context, region Region, code string) (*DepthBook, error) {
-	return s.m.depth(ctx, region, code)
+	return s.m.depth(ctx, region, code, nil)
 }
 
 // Quote returns the real-time quote of one contract.
@@ -45,7 +45,7 @@ func (s *FutureService) Tick(ctx context.Context, region Region, code string) (*
 
 // Ticks returns the latest trades of many contracts, keyed by code.
 func (s *FutureService) Ticks(ctx context.Context, region Region, codes []string) (map[string]Tick, error) {
-	return s.m.ticks(ctx, region, codes)
+	return s.m.ticks(ctx, region, codes, nil)
 }
 
 // KlineRange returns every candle of one contract with from <= Time < to,

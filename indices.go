@@ -12,12 +12,12 @@ type IndicesService struct{ m market }
 
 // Depths returns the order books of many indices, keyed by code.
 func (s *IndicesService) Depths(ctx context.Context, region Region, codes []string) (map[string]DepthBook, error) {
-	return s.m.depths(ctx, region, codes)
+	return s.m.depths(ctx, region, codes, nil)
 }
 
 // Quotes returns real-time quotes of many indices, keyed by code.
 func (s *IndicesService) Quotes(ctx context.Context, region Region, codes []string) (map[string]Quote, error) {
-	return s.m.quotes(ctx, region, codes)
+	return s.m.quotes(ctx, region, codes, nil)
 }
 
 // Klines returns up to limit candles per index, oldest first, keyed by code.
@@ -27,7 +27,7 @@ func (s *IndicesService) Klines(ctx context.Context, region Region, codes []stri
 
 // Depth returns the order book of one index.
 func (s *IndicesService) Depth(ctx context.Context, region Region, code string) (*DepthBook, error) {
-	return s.m.depth(ctx, region, code)
+	return s.m.depth(ctx, region, code, nil)
 }
 
 // Quote returns the real-time quote of one index.
@@ -47,7 +47,7 @@ func (s *IndicesService) Tick(ctx context.Context, region Region, code string) (
 
 // Ticks returns the latest trades of many indices, keyed by code.
 func (s *IndicesService) Ticks(ctx context.Context, region Region, codes []string) (map[string]Tick, error) {
-	return s.m.ticks(ctx, region, codes)
+	return s.m.ticks(ctx, region, codes, nil)
 }
 
 // KlineRange returns every candle of one index with from <= Time < to,

@@ -2,9 +2,14 @@ package itick
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"net/url"
 	"strconv"
+	"strings"
+	"time"
+
+	"github.com/d19c4e34/itick/internal/codec"
 )
 
 // NewsService serves the news feed.
@@ -47,11 +52,14 @@ func (s *NewsService) List(ctx context.Context, q NewsQuery) (*NewsPage, error) 
 	if err != nil {
 		return nil, err
 	}
-	var p NewsPage
-	if err := s.c.get(ctx, "/news", v, &p); err != nil {
+	p, err := get(ctx, s.c, "/news", v, newsPageModel.Ptr)
+	if err != nil {
 		return nil, err
 	}
-	return &p, nil
+	if p == nil {
+		p = new(NewsPage)
+	}
+	return p, nil
 }
 
 // All iterates over news from q onwards, passing each page's NextCursor
@@ -88,3 +96,145 @@ func (s *NewsService) All(ctx context.Context, q NewsQuery) iter.Seq2[NewsItem, 
 		}
 	}
 }
+
+// Get returns one article with its summary and body. lang ("en", "hk",
+// ...) picks the translation; "" leaves it to the service. An answer with
+// no article in it (data null or {}) is ErrNotFound.
+func (s *NewsService) Get(ctx context.Context, id, lang string) (*NewsArticle, error) {
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
+	id = strings.TrimSpace(id)
+	switch {
+	case id == "":
+		return nil, invalidArg("news id is empty")
+	case strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return nil, invalidArg("news id %q contains a control character", id)
+	case isDotSegment(id):
+		return nil, invalidArg("news id %q is a dot segment, which would change the path", id)
+	case strings.ContainsFunc(lang, func(r rune) bool {
+		return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '-' && r != '_'
+	}):
+		return nil, invalidArg("news lang %q has a character other than letters, digits, '-' and '_'", lang)
+	}
+	q := url.Values{}
+	if lang != "" {
+		q.Set("lang", lang)
+	}
+	path := "/news/" + url.PathEscape(id)
+	a, err := get(ctx, s.c, path, q, articleModel.Ptr)
+	if err != nil {
+		return nil, err
+	}
+	if isEmpty(a) {
+		return nil, fmt.Errorf("%w: %s: no article", ErrNotFound, path)
+	}
+	return a, nil
+}
+
+// NewsArticle is one news article in full.
+type NewsArticle struct {
+	ID        string    // id
+	Title     string    // te
+	Published time.Time // pt, Unix seconds, UTC
+	Lang      string    // lg
+	Link      string    // lk: the original article
+	Summary   string    // sd
+	Body      string    // cd
+	Tags      []string  // tg
+	Markets   []string  // mts: the markets the article concerns
+	Market    string    // mt
+}
+
+var articleModel = codec.NewModel(
+	codec.Str("id", func(a *NewsArticle) *string { return &a.ID }),
+	codec.Str("te", func(a *NewsArticle) *string { return &a.Title }),
+	codec.Seconds("pt", func(a *NewsArticle) *time.Time { return &a.Published }),
+	codec.Str("lg", func(a *NewsArticle) *string { return &a.Lang }),
+	codec.Str("lk", func(a *NewsArticle) *string { return &a.Link }),
+	codec.Str("sd", func(a *NewsArticle) *string { return &a.Summary }),
+	codec.Str("cd", func(a *NewsArticle) *string { return &a.Body }),
+	codec.Strings("tg", func(a *NewsArticle) *[]string { return &a.Tags }),
+	codec.Strings("mts", func(a *NewsArticle) *[]string { return &a.Markets }),
+	codec.Str("mt", func(a *NewsArticle) *string { return &a.Market }),
+)
+
+// UnmarshalJSON decodes the wire form; pt may be a number or a string.
+func (a *NewsArticle) UnmarshalJSON(b []byte) error { return articleModel.Unmarshal(b, a) }
+
+// MarshalJSON encodes the service's wire form.
+func (a NewsArticle) MarshalJSON() ([]byte, error) { return articleModel.Marshal(&a) }
+
+// isDotSegment reports an id that is "." or "..", also percent-encoded
+// ("%2e"): escaping leaves the first kind as it is, and a server or proxy
+// that decodes the path once sees the second as one. Either way /news/<id>
+// would resolve to another path.
+func isDotSegment(id string) bool {
+	if dec, err := url.PathUnescape(id); err == nil {
+		id = dec
+	}
+	return id == "." || id == ".."
+}
+
+// NewsItem is one news article's headline.
+type NewsItem struct {
+	ID        string    // id
+	Title     string    // te
+	Published time.Time // pt, Unix seconds, UTC
+	Market    string    // mt
+	Lang      string    // lg
+	Link      string    // lk
+	Provider  string    // pv
+}
+
+var newsItemModel = codec.NewModel(
+	codec.Str("id", func(n *NewsItem) *string { return &n.ID }),
+	codec.Str("te", func(n *NewsItem) *string { return &n.Title }),
+	codec.Seconds("pt", func(n *NewsItem) *time.Time { return &n.Published }),
+	codec.Str("mt", func(n *NewsItem) *string { return &n.Market }),
+	codec.Str("lg", func(n *NewsItem) *string { return &n.Lang }),
+	codec.Str("lk", func(n *NewsItem) *string { return &n.Link }),
+	codec.Str("pv", func(n *NewsItem) *string { return &n.Provider }),
+)
+
+// UnmarshalJSON decodes the wire form; pt may be a number or a string.
+func (n *NewsItem) UnmarshalJSON(b []byte) error { return newsItemModel.Unmarshal(b, n) }
+
+// MarshalJSON encodes the service's wire form.
+func (n NewsItem) MarshalJSON() ([]byte, error) { return newsItemModel.Marshal(&n) }
+
+// NewsQuery selects news. Market and Lang are required by the service;
+// Cursor is a previous page's NextCursor.
+type NewsQuery struct {
+	Market string // required, such as "stock"
+	Lang   string // required, such as "en" or "hk"
+	// Limit is the page size. The service requires one, so 0 sends
+	// DefaultNewsLimit (20); a negative Limit is ErrInvalidArgument.
+	Limit  int
+	Cursor string // a previous page's NextCursor; "" for the newest
+}
+
+// NewsPage is one page of news.
+type NewsPage struct {
+	Items      []NewsItem // data: the page's items
+	NextCursor string     // pagination.nextCursor: pass it back as NewsQuery.Cursor
+	HasMore    bool       // pagination.hasMore: more items follow
+	Count      int        // pagination.count: items in this page, as the service counts them
+}
+
+// newsPageModel reads the page's items from data and the rest from the
+// pagination object.
+var newsPageModel = codec.NewModel(
+	codec.List("data", newsItemModel, func(p *NewsPage) *[]NewsItem { return &p.Items }),
+	codec.Object("pagination", codec.NewModel(
+		codec.Str("nextCursor", func(p *NewsPage) *string { return &p.NextCursor }),
+		codec.Bool("hasMore", func(p *NewsPage) *bool { return &p.HasMore }),
+		codec.Int("count", func(p *NewsPage) *int { return &p.Count }),
+	)),
+)
+
+// UnmarshalJSON decodes the wire form.
+func (p *NewsPage) UnmarshalJSON(b []byte) error { return newsPageModel.Unmarshal(b, p) }
+
+// MarshalJSON encodes the service's wire form.
+func (p NewsPage) MarshalJSON() ([]byte, error) { return newsPageModel.Marshal(&p) }

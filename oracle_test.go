@@ -14,13 +14,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/d19c4e34/itick/internal/codec"
 	"github.com/d19c4e34/itick/internal/wire"
 )
 
 var errOracle = errors.New("oracle: refused")
 
-// refEnvCode is envCode as encoding/json reads it.
-type refEnvCode envCode
+// refEnvCode is the envelope code as encoding/json reads it.
+type refEnvCode codec.Code
 
 // The scalar types below decode what the service is seen to send where a
 // number, string, boolean or time is declared: numbers as JSON strings,
@@ -63,7 +64,7 @@ func (n *integer) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	i, ok := intFromFloat(f)
+	i, ok := codec.IntFromFloat(f)
 	if !ok {
 		return errOracle
 	}
@@ -128,7 +129,7 @@ func (t *millis) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	tt, ok := timeFromMillis(f)
+	tt, ok := codec.TimeFromMillis(f)
 	if !ok {
 		return errOracle
 	}
@@ -152,7 +153,7 @@ func (t *seconds) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	if math.Abs(f) > maxUnixSeconds {
+	if math.Abs(f) > 253402300799 { // year 9999
 		return errOracle
 	}
 	f = math.Floor(f)
@@ -557,7 +558,7 @@ func (c *refEnvCode) UnmarshalJSON(b []byte) error {
 		if err := json.Unmarshal(b, &s); err != nil {
 			return err
 		}
-		if err := (*envCode)(c).setText([]byte(s)); err != nil {
+		if err := (*codec.Code)(c).SetText([]byte(s)); err != nil {
 			return errOracle
 		}
 		return nil
@@ -566,7 +567,7 @@ func (c *refEnvCode) UnmarshalJSON(b []byte) error {
 	if err := n.UnmarshalJSON(b); err != nil {
 		return err
 	}
-	*c = refEnvCode{n: int(n)}
+	*c = refEnvCode{N: int(n)}
 	return nil
 }
 
@@ -583,21 +584,21 @@ func refParseDate(s string) (time.Time, error) {
 func refParseEnvelope(status int, body []byte) (json.RawMessage, error) {
 	var env refEnvelope
 	err := json.Unmarshal(body, &env)
-	var e scannedEnvelope
+	var e codec.Envelope
 	if err == nil {
-		e = scannedEnvelope{hasCode: env.Code != nil, hasMsg: env.Msg != nil, hasMessage: env.Message != nil, data: env.Data}
+		e = codec.Envelope{HasCode: env.Code != nil, HasMsg: env.Msg != nil, HasMessage: env.Message != nil, Data: env.Data}
 		if env.Code != nil {
-			e.code = envCode(*env.Code)
+			e.Code = codec.Code(*env.Code)
 		}
 		if env.Msg != nil {
-			e.msg = string(*env.Msg)
+			e.Msg = string(*env.Msg)
 		}
 		if env.Message != nil {
-			e.message = string(*env.Message)
+			e.Message = string(*env.Message)
 		}
 	}
-	if err := checkEnvelope("/test", status, nil, oneBlock(body), noRedact, &e, err); err != nil {
-		return nil, err
+	if f := codec.Check(status, &e, err, [][]byte{body}, noRedact); f != nil {
+		return nil, newAPIError("/test", status, nil, body, noRedact, f)
 	}
 	return env.Data, nil
 }

@@ -11,19 +11,19 @@ type StockService struct{ m market }
 // Depth returns the order book of one stock (up to 10 levels a side).
 // DepthWith takes options such as WithQuoteExchange.
 func (s *StockService) Depth(ctx context.Context, region Region, code string) (*DepthBook, error) {
-	return s.m.depth(ctx, region, code)
+	return s.m.depth(ctx, region, code, nil)
 }
 
 // Depths returns the order books of many stocks, keyed by code. DepthsWith
 // takes options such as WithQuoteExchange.
 func (s *StockService) Depths(ctx context.Context, region Region, codes []string) (map[string]DepthBook, error) {
-	return s.m.depths(ctx, region, codes)
+	return s.m.depths(ctx, region, codes, nil)
 }
 
 // Quotes returns real-time quotes of many stocks, keyed by code. QuotesWith
 // takes options such as WithQuoteExchange.
 func (s *StockService) Quotes(ctx context.Context, region Region, codes []string) (map[string]Quote, error) {
-	return s.m.quotes(ctx, region, codes)
+	return s.m.quotes(ctx, region, codes, nil)
 }
 
 // Klines returns up to limit candles per stock, oldest first, keyed by code.
@@ -52,7 +52,7 @@ func (s *StockService) Tick(ctx context.Context, region Region, code string, opt
 // Ticks returns the latest trades of many stocks, keyed by code. TicksWith
 // takes options such as WithQuoteExchange.
 func (s *StockService) Ticks(ctx context.Context, region Region, codes []string) (map[string]Tick, error) {
-	return s.m.ticks(ctx, region, codes)
+	return s.m.ticks(ctx, region, codes, nil)
 }
 
 // The calls below are Quotes, Ticks, Depths and Depth with options: the
@@ -63,25 +63,25 @@ func (s *StockService) Ticks(ctx context.Context, region Region, codes []string)
 // QuotesWith returns real-time quotes of many stocks, keyed by code, as
 // Quotes does, with options such as WithQuoteExchange.
 func (s *StockService) QuotesWith(ctx context.Context, region Region, codes []string, opts ...QuoteOption) (map[string]Quote, error) {
-	return fetchBatch[Quote](ctx, s.m.c, s.m.path("quotes"), region, codes, quoteQuery(opts), nil)
+	return s.m.quotes(ctx, region, codes, opts)
 }
 
 // TicksWith returns the latest trades of many stocks, keyed by code, as
 // Ticks does, with options such as WithQuoteExchange.
 func (s *StockService) TicksWith(ctx context.Context, region Region, codes []string, opts ...QuoteOption) (map[string]Tick, error) {
-	return fetchBatch[Tick](ctx, s.m.c, s.m.path("ticks"), region, codes, quoteQuery(opts), nil)
+	return s.m.ticks(ctx, region, codes, opts)
 }
 
 // DepthsWith returns the order books of many stocks, keyed by code, as
 // Depths does, with options such as WithQuoteExchange.
 func (s *StockService) DepthsWith(ctx context.Context, region Region, codes []string, opts ...QuoteOption) (map[string]DepthBook, error) {
-	return fetchBatch[DepthBook](ctx, s.m.c, s.m.path("depths"), region, codes, quoteQuery(opts), nil)
+	return s.m.depths(ctx, region, codes, opts)
 }
 
 // DepthWith returns the order book of one stock, as Depth does, with
 // options such as WithQuoteExchange.
 func (s *StockService) DepthWith(ctx context.Context, region Region, code string, opts ...QuoteOption) (*DepthBook, error) {
-	return fetchOne[DepthBook](ctx, s.m.c, s.m.path("depth"), region, code, quoteQuery(opts))
+	return s.m.depth(ctx, region, code, opts)
 }
 
 // KlineRange returns every candle of one stock with from <= Time < to,

@@ -17,6 +17,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/d19c4e34/itick/internal/codec"
 	"github.com/d19c4e34/itick/internal/errtext"
 	"github.com/d19c4e34/itick/internal/transport"
 	"github.com/d19c4e34/itick/internal/wait"
@@ -130,8 +131,8 @@ func (s *Stream) connect(ctx context.Context, sh *shard) (*session, error) {
 			if resp.Body != nil {
 				body, _ = io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 			}
-			e := newAPIError(path, resp.StatusCode, resp.Header, body, s.c.attempt.Redactor())
-			e.Message = "WebSocket handshake refused"
+			e := newAPIError(path, resp.StatusCode, resp.Header, body, s.c.attempt.Redactor(),
+				&codec.Failure{Message: "WebSocket handshake refused"})
 			return nil, e
 		}
 		return nil, s.cleanErr(fmt.Errorf("itick: stream %s: %w", path, err))
@@ -358,10 +359,10 @@ func (ss *session) exchange(action string, syms []streamSymbol, chans []Channel)
 // ackErr reads an acknowledgement: nil for success, a *StreamError for a
 // refusal.
 func (s *Stream) ackErr(action string, m *message) error {
-	if m.Code.n == 1 && m.Code.text == "" {
+	if m.Code.N == 1 && m.Code.Text == "" {
 		return nil
 	}
-	return &StreamError{Action: action, Code: m.Code.n, CodeText: codeText(s.red.Bound(m.Code.text, 64)),
+	return &StreamError{Action: action, Code: m.Code.N, CodeText: codec.CodeText(s.red.Bound(m.Code.Text, 64)),
 		Message: s.text(string(m.Msg))}
 }
 

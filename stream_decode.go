@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/d19c4e34/itick/internal/codec"
 	"github.com/d19c4e34/itick/internal/wire"
 )
 
@@ -13,37 +14,22 @@ import (
 // type. Replies (auth, subscribe, pong) are rare and decoded with
 // encoding/json into message.
 
-// maxInterned bounds the strings a connection keeps for reuse, so that a
-// server sending ever new symbols costs an allocation each, not memory
-// without limit.
-const maxInterned = 4096
-
-// interner returns one string per distinct byte sequence it has seen:
-// codes and regions repeat in every push of a connection.
-type interner map[string]string
-
-func (in interner) get(b []byte) string {
-	if s, ok := in[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	if len(in) < maxInterned && len(b) <= 64 {
-		in[s] = s
-	}
-	return s
-}
-
 // pushDecoder decodes the messages of one connection; only its reader
 // uses it, so its scratch and interned strings need no lock.
 type pushDecoder struct {
-	st    fastState
+	st    *codec.State
 	match matcher
+
+	// What a push is read into before it is copied into its event, so
+	// that reading it allocates nothing.
+	quote Quote
+	tick  Tick
+	book  DepthBook
+	kline Kline
 }
 
 func newPushDecoder(match matcher) *pushDecoder {
-	p := &pushDecoder{match: match}
-	p.st.names = make(interner)
-	return p
+	return &pushDecoder{st: codec.NewState(), match: match}
 }
 
 // msgKind is what a message turned out to be.
@@ -60,7 +46,7 @@ var messageFields = wire.NewFields("code", "resAc", "msg", "data")
 // reply; so is one whose data names no product, type or candle (the
 // connect message carries none). Anything else is a push, decoded here.
 func (p *pushDecoder) decode(frame []byte) (msgKind, Event, error) {
-	d := &p.st.d
+	d := &p.st.D
 	d.Reset(frame)
 	var m scannedMessage
 	err := p.scanMessage(&m)
@@ -91,7 +77,7 @@ type scannedMessage struct {
 }
 
 func (p *pushDecoder) scanMessage(m *scannedMessage) error {
-	d := &p.st.d
+	d := &p.st.D
 	empty, err := d.Enter('{')
 	if err != nil {
 		return err
@@ -122,7 +108,7 @@ func (p *pushDecoder) scanMessage(m *scannedMessage) error {
 // scanData reads data's routing fields in the pass that finds where it
 // ends; data a push could not be is read again as a plain value.
 func (p *pushDecoder) scanData(m *scannedMessage) error {
-	d := &p.st.d
+	d := &p.st.D
 	mark := d.Mark()
 	m.head, m.headErr = pushHead{}, nil
 	if d.Peek() == '{' {
@@ -141,22 +127,20 @@ func (p *pushDecoder) scanData(m *scannedMessage) error {
 }
 
 // replyModel reads a reply: only what routes it.
-var replyModel = newModel(nil,
-	field[message]{name: "code", want: "an integer or a text code",
-		dec: func(st *fastState, m *message, _ string) error {
-			var e scannedEnvelope
-			err := readCode(&st.d, &e)
-			m.Code = e.code
+var replyModel = codec.NewModel(
+	codec.Field[message]{Name: "code", Want: "an integer or a text code",
+		Dec: func(st *codec.State, m *message, _ string) error {
+			_, err := codec.ReadCode(&st.D, &m.Code)
 			return err
 		}},
-	strField("resAc", func(m *message) *string { return &m.ResAc }),
-	strField("msg", func(m *message) *string { return &m.Msg }),
+	codec.Str("resAc", func(m *message) *string { return &m.ResAc }),
+	codec.Str("msg", func(m *message) *string { return &m.Msg }),
 )
 
 // decodeReply decodes a message that is not a push.
 func decodeReply(frame []byte) (*message, error) {
 	var m message
-	if err := replyModel.unmarshal(frame, &m); err != nil {
+	if err := replyModel.Unmarshal(frame, &m); err != nil {
 		return nil, fmt.Errorf("itick: stream message: %w", err)
 	}
 	return &m, nil
@@ -175,7 +159,7 @@ var pushFields = wire.NewFields("s", "r", "type", "t", "k")
 
 // head reads a push's routing fields, skipping the model's.
 func (p *pushDecoder) head(h *pushHead) error {
-	d := &p.st.d
+	d := &p.st.D
 	empty, err := d.Enter('{')
 	if err != nil {
 		return err
@@ -197,7 +181,9 @@ func (p *pushDecoder) head(h *pushHead) error {
 		case 4:
 			h.hasK = !d.Null()
 			if h.hasK {
-				h.k, err = readKline(&p.st)
+				p.kline = Kline{}
+				err = klineModel.Into(p.st, &p.kline, "")
+				h.k = p.kline
 			}
 		default:
 			err = d.Skip()
@@ -217,13 +203,12 @@ func (p *pushDecoder) head(h *pushHead) error {
 // product as it was subscribed. isPush is false for data that names no
 // product, type or candle.
 func (p *pushDecoder) push(data []byte, h *pushHead) (ev Event, isPush bool, err error) {
-	d := &p.st.d
+	d := &p.st.D
 	if len(h.s) == 0 && len(h.typ) == 0 && !h.hasK {
 		return nil, false, nil
 	}
-	names := p.st.names
-	raw := names.get(h.s)
-	sym := pushedSymbol(raw, Region(names.get(h.r)))
+	raw := p.st.Str(h.s, "")
+	sym := pushedSymbol(raw, Region(p.st.Str(h.r, "")))
 	if p.match != nil {
 		if sub, ok := p.match(sym); ok {
 			sym = sub
@@ -237,35 +222,38 @@ func (p *pushDecoder) push(data []byte, h *pushHead) (ev Event, isPush bool, err
 		}
 		return KlineEvent{Code: code, Region: reg, Exchange: exch, Interval: kt, Kline: h.k}, true, nil
 	}
-	typ := Channel(names.get(h.typ))
+	typ := Channel(p.st.Str(h.typ, ""))
 	d.Reset(data)
 	switch typ {
 	case ChannelQuote:
-		var q Quote
-		if q, err = readQuote(&p.st, raw); err == nil {
+		p.quote = Quote{}
+		q := &p.quote
+		if err = quoteModel.Into(p.st, q, raw); err == nil {
 			q.Symbol = code
-			ev = QuoteEvent{Code: code, Region: reg, Exchange: exch, Quote: q}
+			ev = QuoteEvent{Code: code, Region: reg, Exchange: exch, Quote: *q}
 		}
 	case ChannelTick:
-		var t Tick
-		if t, err = readTick(&p.st, raw); err == nil {
+		p.tick = Tick{}
+		t := &p.tick
+		if err = tickModel.Into(p.st, t, raw); err == nil {
 			t.Symbol = code
-			ev = TickEvent{Code: code, Region: reg, Exchange: exch, Tick: t}
+			ev = TickEvent{Code: code, Region: reg, Exchange: exch, Tick: *t}
 		}
 	case ChannelDepth:
-		var b DepthBook
-		if b, err = readBook(&p.st, raw); err == nil {
+		p.book = DepthBook{}
+		b := &p.book
+		if err = readBook(p.st, b, raw); err == nil {
 			b.Symbol = code
-			ev = DepthEvent{Code: code, Region: reg, Exchange: exch, Depth: b}
+			ev = DepthEvent{Code: code, Region: reg, Exchange: exch, Depth: *b}
 		}
 	default:
 		iv := typ.klineInterval()
 		if iv == 0 {
 			return nil, true, fmt.Errorf("itick: stream push for %s: unknown type %q", code, string(typ))
 		}
-		var k Kline
-		if k, err = readKline(&p.st); err == nil {
-			ev = KlineEvent{Code: code, Region: reg, Exchange: exch, Interval: iv, Kline: k}
+		p.kline = Kline{}
+		if err = klineModel.Into(p.st, &p.kline, ""); err == nil {
+			ev = KlineEvent{Code: code, Region: reg, Exchange: exch, Interval: iv, Kline: p.kline}
 		}
 	}
 	if err != nil {
@@ -277,11 +265,11 @@ func (p *pushDecoder) push(data []byte, h *pushHead) (ev Event, isPush bool, err
 // decodePushJSON decodes one push's data on its own.
 func decodePushJSON(data []byte, match matcher) (Event, error) {
 	p := newPushDecoder(match)
-	p.st.d.Reset(data)
+	p.st.D.Reset(data)
 	var h pushHead
 	err := p.head(&h)
 	if err == nil {
-		err = p.st.d.End()
+		err = p.st.D.End()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("itick: stream push: %w", err)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"unsafe"
+
+	"github.com/d19c4e34/itick/internal/codec"
 )
 
 func TestPushDecoderInternsBounded(t *testing.T) {
@@ -23,13 +25,13 @@ func TestPushDecoderInternsBounded(t *testing.T) {
 	if unsafe.StringData(a) != unsafe.StringData(b) {
 		t.Error("a repeated code is not reused")
 	}
-	for i := range 3 * maxInterned {
+	for i := range 3 * codec.MaxInterned {
 		if got, want := code(frame(fmt.Sprintf("C%d", i))), fmt.Sprintf("C%d", i); got != want {
 			t.Fatalf("code %q, want %q", got, want)
 		}
 	}
-	if n := len(p.st.names); n > maxInterned {
-		t.Errorf("%d strings kept, want at most %d", n, maxInterned)
+	if n := p.st.Interned(); n > codec.MaxInterned {
+		t.Errorf("%d strings kept, want at most %d", n, codec.MaxInterned)
 	}
 }
 

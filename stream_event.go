@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/d19c4e34/itick/internal/batch"
+	"github.com/d19c4e34/itick/internal/codec"
 )
 
 // Channel is a kind of push a Stream subscribes to: ChannelQuote,
@@ -243,7 +244,7 @@ func cutLast(s string, sep byte) (before, after string, found bool) {
 // message is a reply the service sends over a stream connection: what
 // routes it and what an acknowledgement says.
 type message struct {
-	Code  envCode
+	Code  codec.Code
 	ResAc string
 	Msg   string
 }

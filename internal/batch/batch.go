@@ -1,5 +1,6 @@
-// Package batch normalises lists of product codes, splits them into chunks
-// and runs the chunks with bounded concurrency.
+// Package batch checks product codes and regions, normalises lists of
+// codes, splits them into chunks and runs the chunks with bounded
+// concurrency.
 package batch
 
 import (
@@ -154,4 +155,19 @@ func RunUntil(ctx context.Context, n, limit int, fn func(ctx context.Context, i 
 	close(next)
 	wg.Wait()
 	return errs
+}
+
+// Region checks a market code: letters, digits, '_' and '-', as the
+// service's codes are, so that it cannot change the query or the stream's
+// symbols it is put in.
+func Region(r string) error {
+	if r == "" {
+		return fmt.Errorf("region is empty")
+	}
+	for _, c := range r {
+		if (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' && c != '-' {
+			return fmt.Errorf("region %q has a character other than letters, digits, '_' and '-'", r)
+		}
+	}
+	return nil
 }

@@ -210,9 +210,7 @@ func (run *rangeRun) page(ctx context.Context, got map[string][]Kline, want map[
 		if st == nil || !want[code] || st.done {
 			continue
 		}
-		if !slices.IsSortedFunc(ks, cmpKline) {
-			slices.SortStableFunc(ks, cmpKline)
-		}
+		sortKlines(ks)
 		added += st.add(ks, run.spec.from, run.spec.to)
 	}
 	run.candles += added
@@ -317,7 +315,7 @@ func (m market) klinesRange(ctx context.Context, region Region, codes []string, 
 				want[c] = true
 			}
 			before := run.counts(g.codes)
-			_, err = fetchBatch(ctx, m.c, path, region, g.codes, extra, func(got map[string][]Kline) {
+			_, err = fetchBatch(ctx, m.c, path, region, g.codes, extra, seriesReader.Read, func(got map[string][]Kline) {
 				run.page(ctx, got, want)
 			})
 			var now []ChunkError

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/d19c4e34/itick/internal/codec"
 	"github.com/d19c4e34/itick/internal/redact"
 )
 
@@ -54,9 +55,16 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values, out any
 // null data sets a pointer or a *json.RawMessage as it would, and a
 // missing one leaves out alone.
 func decodeRaw(path string, status int, header http.Header, body []byte, red *redact.Redactor, out any) error {
-	data, err := parseEnvelope(path, status, header, body, red)
-	if err != nil || out == nil || data == nil {
-		return err
+	st := codec.Get(body)
+	defer codec.Put(st)
+	var env codec.Envelope
+	_, err := codec.ScanEnvelope[struct{}](st, &env, nil)
+	if f := codec.Check(status, &env, err, [][]byte{body}, red); f != nil {
+		return newAPIError(path, status, header, body, red, f)
+	}
+	data := env.Data
+	if out == nil || data == nil {
+		return nil
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return dataError(path, status, header, body, data, err, red)

@@ -1,4 +1,4 @@
-package itick
+package codec
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	redactpkg "github.com/d19c4e34/itick/internal/redact"
+	"github.com/d19c4e34/itick/internal/redact"
 	"github.com/d19c4e34/itick/internal/wire"
 )
 
@@ -19,16 +19,46 @@ import (
 // redaction to recognise.
 //
 // The decoder's own errors say where: a *wire.Error is a body that is not
-// JSON at its offset, and a *valueError a value of the wrong type or range
+// JSON at its offset, and a *ValueError a value of the wrong type or range
 // at its offset. From the offset, locate walks the body to name the path
 // and the type. Client.Get decodes into the caller's types with
 // encoding/json, whose errors are placed by placeJSONError.
 
-// withBuffer records, in a *valueError from decoding b on its own (a
+// ValueError is a value the decoder refuses: Off is where it starts (or
+// the whitespace before it), Want what the field takes.
+type ValueError struct {
+	Off  int
+	Want string
+	buf  []byte // what Off counts from, when not the whole body (see WithBuffer)
+}
+
+func (e *ValueError) Error() string {
+	return "itick: value at byte " + strconv.Itoa(e.Off) + " is not " + e.Want
+}
+
+// Refusal turns a field reader's error into one that says where the value
+// started and what was wanted; errors that already say where pass through.
+func Refusal(start int, err error, want string) error {
+	switch err.(type) {
+	case *wire.Error, *ValueError:
+		return err
+	}
+	switch {
+	case err == ErrNotInteger:
+		want = "an integer"
+	case err == ErrTimeRange:
+		want = "a timestamp before year 10000"
+	case wire.NotFinite(err):
+		want = "a finite number"
+	}
+	return &ValueError{Off: start, Want: want}
+}
+
+// WithBuffer records, in a *ValueError from decoding b on its own (a
 // model's UnmarshalJSON), that its offset counts from b, so that it can be
 // placed in a body b is a part of.
-func withBuffer(b []byte, err error) error {
-	if ve, ok := err.(*valueError); ok && ve.buf == nil {
+func WithBuffer(b []byte, err error) error {
+	if ve, ok := err.(*ValueError); ok && ve.buf == nil {
 		ve.buf = b
 	}
 	return err
@@ -72,22 +102,22 @@ type place struct {
 	broken bool   // the body is not JSON there
 }
 
-// decodeDetail describes err, an error decoding body, or data (a part of
+// Detail describes err, an error decoding body, or data (a part of
 // it) for Client.Get, for an error message: where in the body it
 // happened, the type found there and what was wanted, without the value.
 // The path is redacted and bounded.
-func decodeDetail(body, data []byte, err error, red *redactpkg.Redactor) string {
+func Detail(body, data []byte, err error, red *redact.Redactor) string {
 	var we *wire.Error
-	var ve *valueError
+	var ve *ValueError
 	switch {
 	case errors.As(err, &we):
 		pl := locate(body, we.Offset)
 		return appendPath(fmt.Sprintf("%s at byte %d", we.Msg, we.Offset), pl.path, red)
 	case errors.As(err, &ve):
 		if pl, ok := placeValue(body, ve); ok {
-			return prefixPath(pl.path, red) + fmt.Sprintf("got %s at byte %d, want %s", withArticle(pl.kind), pl.start, ve.want)
+			return prefixPath(pl.path, red) + fmt.Sprintf("got %s at byte %d, want %s", withArticle(pl.kind), pl.start, ve.Want)
 		}
-		return "a value is not " + ve.want
+		return "a value is not " + ve.Want
 	}
 	pl, ok := placeJSONError(body, data, err)
 	want := ""
@@ -111,9 +141,9 @@ func decodeDetail(body, data []byte, err error, red *redactpkg.Redactor) string 
 	return red.String(err.Error())
 }
 
-// placeValue finds the value a *valueError refused in body.
-func placeValue(body []byte, ve *valueError) (place, bool) {
-	off := ve.off
+// placeValue finds the value a *ValueError refused in body.
+func placeValue(body []byte, ve *ValueError) (place, bool) {
+	off := ve.Off
 	if ve.buf != nil {
 		base, ok := subOffset(body, ve.buf)
 		if !ok {
@@ -128,14 +158,14 @@ func placeValue(body []byte, ve *valueError) (place, bool) {
 	return pl, !pl.broken && pl.kind != "" && pl.start == off
 }
 
-func prefixPath(path string, red *redactpkg.Redactor) string {
+func prefixPath(path string, red *redact.Redactor) string {
 	if path == "" {
 		return ""
 	}
 	return red.Bound(path, maxPathText) + ": "
 }
 
-func appendPath(s, path string, red *redactpkg.Redactor) string {
+func appendPath(s, path string, red *redact.Redactor) string {
 	if path == "" {
 		return s
 	}

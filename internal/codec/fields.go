@@ -1,0 +1,277 @@
+package codec
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/d19c4e34/itick/internal/wire"
+)
+
+// Refusals of the scalar readers, which Refusal turns into located errors
+// that say what was wanted.
+var (
+	ErrNotInteger = errors.New("itick: not an integer")
+	ErrTimeRange  = errors.New("itick: timestamp out of range")
+	ErrNotBool    = errors.New("itick: not a boolean")
+)
+
+// Timestamps beyond year 9999 are refused rather than wrapped.
+const (
+	maxUnixSeconds = 253402300799
+	maxUnixMillis  = maxUnixSeconds*1000 + 999
+)
+
+// The field kinds. Each takes the wire name and where the field lives in T.
+
+// Num is a number.
+func Num[T any](name string, p func(*T) *float64) Field[T] {
+	return Field[T]{Name: name, Want: "a number",
+		Dec: func(st *State, v *T, _ string) (err error) { *p(v), err = st.D.Num(); return err },
+		Enc: func(b []byte, v *T) ([]byte, error) { return AppendNum(b, *p(v)) }}
+}
+
+// Int is an integer.
+func Int[T any, I ~int](name string, p func(*T) *I) Field[T] {
+	return Field[T]{Name: name, Want: "an integer",
+		Dec: func(st *State, v *T, _ string) error {
+			n, err := ReadInt(&st.D)
+			*p(v) = I(n)
+			return err
+		},
+		Enc: func(b []byte, v *T) ([]byte, error) { return strconv.AppendInt(b, int64(*p(v)), 10), nil }}
+}
+
+// Str is a string. It is read as the map key it came under when they are
+// equal (a symbol), else as the State's interned copy.
+func Str[T any, S ~string](name string, p func(*T) *S) Field[T] {
+	return Field[T]{Name: name, Want: "a string",
+		Dec: func(st *State, v *T, key string) error {
+			b, err := st.D.Str()
+			*p(v) = S(st.Str(b, key))
+			return err
+		},
+		Enc: func(b []byte, v *T) ([]byte, error) { return AppendString(b, string(*p(v))), nil }}
+}
+
+// Millis is a time in Unix milliseconds.
+func Millis[T any](name string, p func(*T) *time.Time) Field[T] {
+	return Field[T]{Name: name, Want: "a timestamp",
+		Dec: func(st *State, v *T, _ string) (err error) { *p(v), err = ReadMillis(&st.D); return err },
+		Enc: func(b []byte, v *T) ([]byte, error) { return AppendUnix(b, *p(v), time.Time.UnixMilli), nil }}
+}
+
+// Seconds is a time in Unix seconds.
+func Seconds[T any](name string, p func(*T) *time.Time) Field[T] {
+	return Field[T]{Name: name, Want: "a timestamp",
+		Dec: func(st *State, v *T, _ string) (err error) { *p(v), err = ReadSeconds(&st.D); return err },
+		Enc: func(b []byte, v *T) ([]byte, error) { return AppendUnix(b, *p(v), time.Time.Unix), nil }}
+}
+
+// Bool is a boolean, as ReadBool takes it.
+func Bool[T any](name string, p func(*T) *bool) Field[T] {
+	return Field[T]{Name: name, Want: "a boolean",
+		Dec: func(st *State, v *T, _ string) (err error) { *p(v), err = ReadBool(&st.D); return err },
+		Enc: func(b []byte, v *T) ([]byte, error) { return strconv.AppendBool(b, *p(v)), nil }}
+}
+
+// List is an array of another model's values: null is a nil slice, [] an
+// empty one, and a nil slice is written as null.
+func List[T, E any](name string, elem *Model[E], p func(*T) *[]E) Field[T] {
+	return Field[T]{Name: name, Want: "an array",
+		Dec: func(st *State, v *T, _ string) (err error) { *p(v), err = elem.List(st); return err },
+		Enc: func(b []byte, v *T) ([]byte, error) { return AppendList(b, *p(v), elem) }}
+}
+
+// Object is a nested object whose fields (sub) are T's own: it is decoded
+// over what T holds, as encoding/json decodes a struct field.
+func Object[T any](name string, sub *Model[T]) Field[T] {
+	return Field[T]{Name: name, Want: "an object",
+		Dec: func(st *State, v *T, key string) error { return sub.Into(st, v, key) },
+		Enc: func(b []byte, v *T) ([]byte, error) { return sub.Append(b, v) }}
+}
+
+// Strings is a list of strings whose items may arrive as bare numbers;
+// null and [] are a nil list, written as [].
+func Strings[T any](name string, p func(*T) *[]string) Field[T] {
+	return Field[T]{Name: name, Want: "an array of strings",
+		Dec: func(st *State, v *T, _ string) (err error) { *p(v), err = ReadStrings(&st.D, nil); return err },
+		Enc: func(b []byte, v *T) ([]byte, error) {
+			if *p(v) == nil {
+				return append(b, "[]"...), nil
+			}
+			q, err := json.Marshal(*p(v))
+			return append(b, q...), err
+		}}
+}
+
+// AppendList writes list with elem's writer; nil is null.
+func AppendList[E any](b []byte, list []E, elem *Model[E]) ([]byte, error) {
+	if list == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = elem.Append(b, &list[i]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+// The scalar readers.
+
+// ReadInt reads an integer: a whole number within ±2^53, as a number or in
+// a string, "" or null for 0.
+func ReadInt(d *wire.Decoder) (int, error) {
+	f, err := d.Num()
+	if err != nil {
+		return 0, err
+	}
+	n, ok := IntFromFloat(f)
+	if !ok {
+		return 0, ErrNotInteger
+	}
+	return n, nil
+}
+
+// IntFromFloat is the integer rule: a whole number within ±2^53.
+func IntFromFloat(f float64) (int, bool) {
+	if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int(f), true
+}
+
+// ReadMillis reads a time in Unix milliseconds (see TimeFromMillis).
+func ReadMillis(d *wire.Decoder) (time.Time, error) {
+	f, err := d.Num()
+	if err != nil {
+		return time.Time{}, err
+	}
+	t, ok := TimeFromMillis(f)
+	if !ok {
+		return time.Time{}, ErrTimeRange
+	}
+	return t, nil
+}
+
+// TimeFromMillis is the millisecond timestamps' rule: 0 is the zero Time,
+// anything beyond year 9999 is refused, fractions of a millisecond are
+// dropped.
+func TimeFromMillis(f float64) (time.Time, bool) {
+	if math.Abs(f) > maxUnixMillis {
+		return time.Time{}, false
+	}
+	// A time under one unit past the epoch floors to 0, which encodes as
+	// the zero Time; decoding it as the epoch would not round-trip.
+	f = math.Floor(f)
+	if f == 0 {
+		return time.Time{}, true
+	}
+	return time.UnixMilli(int64(f)).UTC(), true
+}
+
+// ReadSeconds reads a time in Unix seconds: 0 is the zero Time, fractions
+// of a second are dropped, and anything beyond year 9999 is refused.
+func ReadSeconds(d *wire.Decoder) (time.Time, error) {
+	f, err := d.Num()
+	if err != nil {
+		return time.Time{}, err
+	}
+	if math.Abs(f) > maxUnixSeconds {
+		return time.Time{}, ErrTimeRange
+	}
+	if f = math.Floor(f); f == 0 {
+		return time.Time{}, nil
+	}
+	return time.Unix(int64(f), 0).UTC(), nil
+}
+
+// ReadBool takes a boolean as the service sends it: true or false, as
+// they are or in a string, 0 or 1 likewise, and null or "" for false.
+func ReadBool(d *wire.Decoder) (bool, error) {
+	raw, err := d.Raw()
+	if err != nil {
+		return false, err
+	}
+	switch string(raw) {
+	case "true", `"true"`, "1", `"1"`:
+		return true, nil
+	case "false", `"false"`, "0", `"0"`, "null", `""`:
+		return false, nil
+	}
+	return false, ErrNotBool
+}
+
+// ReadStrings reads an array of strings (each as a Str field reads one)
+// or null, appending them to out; an empty list is nil.
+func ReadStrings(d *wire.Decoder, out []string) ([]string, error) {
+	empty, err := Enter(d, '[')
+	if err != nil || empty {
+		return out, err
+	}
+	for more := true; more; {
+		b, err := d.Str()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, string(b))
+		if more, err = d.Next(']'); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// The writers, which write what encoding/json writes.
+
+// AppendNum writes f as encoding/json writes a float64, so whole numbers
+// come out as integers (616, not 6.16e+02), as the service sends them.
+func AppendNum(b []byte, f float64) ([]byte, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, &json.UnsupportedValueError{Str: strconv.FormatFloat(f, 'g', -1, 64)}
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	n := len(b)
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-07 becomes e-7, as encoding/json writes it.
+		if l := len(b); l-n >= 4 && b[l-4] == 'e' && b[l-3] == '-' && b[l-2] == '0' {
+			b[l-2] = b[l-1]
+			b = b[:l-1]
+		}
+	}
+	return b, nil
+}
+
+// AppendUnix writes t as a Unix count (unix gives it); the zero Time is 0.
+func AppendUnix(b []byte, t time.Time, unix func(time.Time) int64) []byte {
+	if t.IsZero() {
+		return append(b, '0')
+	}
+	return strconv.AppendInt(b, unix(t), 10)
+}
+
+// AppendString writes s as encoding/json does, escaping <, > and & for
+// HTML; text that needs any escape at all is left to encoding/json.
+func AppendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always encodes
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}

@@ -1,0 +1,176 @@
+package itick
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/d19c4e34/itick/internal/codec"
+)
+
+// Kline is one candle.
+type Kline struct {
+	Time     time.Time // t, Unix ms, UTC: the start of the interval
+	Open     float64   // o
+	High     float64   // h
+	Low      float64   // l
+	Close    float64   // c
+	Volume   float64   // v
+	Turnover float64   // tu
+}
+
+var klineModel = codec.NewModel(
+	codec.Millis("t", func(k *Kline) *time.Time { return &k.Time }),
+	codec.Num("o", func(k *Kline) *float64 { return &k.Open }),
+	codec.Num("h", func(k *Kline) *float64 { return &k.High }),
+	codec.Num("l", func(k *Kline) *float64 { return &k.Low }),
+	codec.Num("c", func(k *Kline) *float64 { return &k.Close }),
+	codec.Num("v", func(k *Kline) *float64 { return &k.Volume }),
+	codec.Num("tu", func(k *Kline) *float64 { return &k.Turnover }),
+)
+
+// seriesReader reads candles keyed by code, in the order the service sent
+// them.
+var seriesReader = codec.NewMap(func(st *codec.State, ks *[]Kline, _ string) (err error) {
+	*ks, err = klineModel.List(st)
+	return err
+})
+
+// UnmarshalJSON decodes the wire form.
+func (k *Kline) UnmarshalJSON(b []byte) error { return klineModel.Unmarshal(b, k) }
+
+// MarshalJSON encodes the service's wire form.
+func (k Kline) MarshalJSON() ([]byte, error) { return klineModel.Marshal(&k) }
+
+// sortKlines puts candles oldest first, whatever order the service used.
+func sortKlines(ks []Kline) {
+	if !slices.IsSortedFunc(ks, cmpKline) {
+		slices.SortStableFunc(ks, cmpKline)
+	}
+}
+
+func cmpKline(a, b Kline) int { return a.Time.Compare(b.Time) }
+
+// MaxKlineLimit is the most candles per code one K-line request may ask
+// for: the service's published bound. A larger limit is ErrInvalidArgument
+// rather than a silent split into several requests, so one call stays one
+// request of the quota; KlineRange and KlinesRange page through longer
+// histories.
+const MaxKlineLimit = 500
+
+// KlineOption refines a K-line request.
+type KlineOption func(*klineOptions)
+
+type klineOptions struct {
+	exchange string
+	end      time.Time
+	endSet   bool
+
+	// Range calls only.
+	pageSize    int
+	pageSizeSet bool
+	progress    func(RangeProgress)
+}
+
+// WithExchange selects the exchange among stocks of one market (the e of
+// the symbol list); without it the service answers for the primary one.
+func WithExchange(exchange string) KlineOption {
+	return func(o *klineOptions) { o.exchange = exchange }
+}
+
+// WithEnd asks for candles up to t (sent as et, Unix ms) instead of now.
+func WithEnd(t time.Time) KlineOption {
+	return func(o *klineOptions) { o.end, o.endSet = t, true }
+}
+
+func klineQuery(interval Interval, limit int, opts []KlineOption) (url.Values, error) {
+	if !interval.valid() {
+		return nil, invalidArg("unknown interval %d (want 1 to 10)", int(interval))
+	}
+	if limit < 1 {
+		return nil, invalidArg("kline limit %d is below 1", limit)
+	}
+	if limit > MaxKlineLimit {
+		return nil, invalidArg("kline limit %d is over the service's bound of %d candles a request", limit, MaxKlineLimit)
+	}
+	var o klineOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	if o.pageSizeSet || o.progress != nil {
+		return nil, invalidArg("WithPageSize and WithProgress apply to KlineRange and KlinesRange only")
+	}
+	q := url.Values{}
+	q.Set("kType", strconv.Itoa(int(interval)))
+	q.Set("limit", strconv.Itoa(limit))
+	if o.exchange != "" {
+		q.Set("exchange", o.exchange)
+	}
+	if !o.end.IsZero() {
+		q.Set("et", strconv.FormatInt(o.end.UnixMilli(), 10))
+	}
+	return q, nil
+}
+
+// kline is the single-code form of klines. A product with no candles (data
+// null or []) gives an empty slice, not an error; data {}, what the service
+// is reported to send for a market outside the plan, is ErrNotFound.
+func (m market) kline(ctx context.Context, region Region, code string, interval Interval, limit int, opts []KlineOption) ([]Kline, error) {
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
+	extra, err := klineQuery(interval, limit, opts)
+	if err != nil {
+		return nil, err
+	}
+	q, err := codeQuery(region, code, extra)
+	if err != nil {
+		return nil, err
+	}
+	data, err := get(ctx, m.c, m.path("kline"), q, readKlineData)
+	if err != nil {
+		return nil, err
+	}
+	if data.emptyObject {
+		return nil, fmt.Errorf("%w: %s: no data for %s in %s", ErrNotFound, m.path("kline"), q.Get("code"), region)
+	}
+	sortKlines(data.klines)
+	return data.klines, nil
+}
+
+// klineData is the data of a single-code kline answer: an array of
+// candles, or an empty object that says there are none to give.
+type klineData struct {
+	klines      []Kline
+	emptyObject bool
+}
+
+func readKlineData(st *codec.State) (klineData, error) {
+	d := &st.D
+	if d.Peek() == '{' {
+		m := d.Mark()
+		if empty, err := d.Enter('{'); err == nil && empty {
+			return klineData{emptyObject: true}, nil
+		}
+		d.Rewind(m)
+	}
+	ks, err := klineModel.List(st)
+	return klineData{klines: ks}, err
+}
+
+func (m market) klines(ctx context.Context, region Region, codes []string, interval Interval, limit int, opts []KlineOption) (map[string][]Kline, error) {
+	extra, err := klineQuery(interval, limit, opts)
+	if err != nil {
+		return nil, err
+	}
+	out, err := fetchBatch(ctx, m.c, m.path("klines"), region, codes, extra, seriesReader.Read, nil)
+	for _, ks := range out {
+		sortKlines(ks)
+	}
+	return out, err
+}

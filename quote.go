@@ -1,0 +1,90 @@
+package itick
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/d19c4e34/itick/internal/codec"
+)
+
+// Quote is a real-time quote of one product. PrevClose, Change and
+// ChangePercent are decoded whenever the service sends them, whatever the
+// class: stocks, futures, funds, indices and forex do; crypto quotes leave
+// them out, so they are zero there.
+type Quote struct {
+	Symbol        string    // s
+	Last          float64   // ld
+	Open          float64   // o
+	PrevClose     float64   // p   (zero when not sent, as for crypto)
+	High, Low     float64   // h, l
+	Time          time.Time // t, Unix ms, UTC
+	Volume        float64   // v
+	Turnover      float64   // tu
+	Status        int       // ts: see TradingStatus
+	Change        float64   // ch  (zero when not sent, as for crypto)
+	ChangePercent float64   // chp (zero when not sent, as for crypto)
+}
+
+var quoteModel = codec.NewModel(
+	codec.Str("s", func(q *Quote) *string { return &q.Symbol }),
+	codec.Num("ld", func(q *Quote) *float64 { return &q.Last }),
+	codec.Num("o", func(q *Quote) *float64 { return &q.Open }),
+	codec.Num("p", func(q *Quote) *float64 { return &q.PrevClose }),
+	codec.Num("h", func(q *Quote) *float64 { return &q.High }),
+	codec.Num("l", func(q *Quote) *float64 { return &q.Low }),
+	codec.Millis("t", func(q *Quote) *time.Time { return &q.Time }),
+	codec.Num("v", func(q *Quote) *float64 { return &q.Volume }),
+	codec.Num("tu", func(q *Quote) *float64 { return &q.Turnover }),
+	codec.Int("ts", func(q *Quote) *int { return &q.Status }),
+	codec.Num("ch", func(q *Quote) *float64 { return &q.Change }),
+	codec.Num("chp", func(q *Quote) *float64 { return &q.ChangePercent }),
+)
+
+var quotesReader = codec.NewMap(quoteModel.Into)
+
+// UnmarshalJSON decodes the wire form, tolerating numbers sent as strings.
+func (q *Quote) UnmarshalJSON(b []byte) error { return quoteModel.Unmarshal(b, q) }
+
+// MarshalJSON encodes the service's wire form.
+func (q Quote) MarshalJSON() ([]byte, error) { return quoteModel.Marshal(&q) }
+
+// TradingStatus returns Status as a TradingStatus.
+func (q Quote) TradingStatus() TradingStatus { return TradingStatus(q.Status) }
+
+// QuoteOption refines a single stock quote or tick request.
+type QuoteOption func(*quoteOptions)
+
+type quoteOptions struct {
+	exchange string
+}
+
+// WithQuoteExchange selects the exchange among stocks of one market (the e
+// of the symbol list) for Stock.Quote, Stock.Tick, Stock.DepthWith and the
+// batch Stock.QuotesWith, Stock.TicksWith and Stock.DepthsWith; without it
+// the service answers for the primary one.
+func WithQuoteExchange(exchange string) QuoteOption {
+	return func(o *quoteOptions) { o.exchange = exchange }
+}
+
+func quoteQuery(opts []QuoteOption) url.Values {
+	var o quoteOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	if o.exchange = strings.TrimSpace(o.exchange); o.exchange == "" {
+		return nil
+	}
+	return url.Values{"exchange": {o.exchange}}
+}
+
+func (m market) quote(ctx context.Context, region Region, code string, opts []QuoteOption) (*Quote, error) {
+	return fetchOne(ctx, m.c, m.path("quote"), region, code, quoteQuery(opts), quoteModel.Ptr)
+}
+
+func (m market) quotes(ctx context.Context, region Region, codes []string, opts []QuoteOption) (map[string]Quote, error) {
+	return fetchBatch(ctx, m.c, m.path("quotes"), region, codes, quoteQuery(opts), quotesReader.Read, nil)
+}

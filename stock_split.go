@@ -1,0 +1,89 @@
+package itick
+
+import (
+	"context"
+	"iter"
+	"strconv"
+	"time"
+
+	"github.com/d19c4e34/itick/internal/codec"
+)
+
+// SplitRecord is one stock split or reverse split.
+type SplitRecord struct {
+	ExDate time.Time // d, Unix ms, UTC
+	Region Region    // r
+	Name   string    // n
+	Code   string    // c
+	Ratio  string    // v, "<number>:<number>"
+}
+
+var splitModel = codec.NewModel(
+	codec.Millis("d", func(s *SplitRecord) *time.Time { return &s.ExDate }),
+	codec.Str("r", func(s *SplitRecord) *Region { return &s.Region }),
+	codec.Str("n", func(s *SplitRecord) *string { return &s.Name }),
+	codec.Str("c", func(s *SplitRecord) *string { return &s.Code }),
+	codec.Str("v", func(s *SplitRecord) *string { return &s.Ratio }),
+)
+
+// UnmarshalJSON decodes the wire form.
+func (s *SplitRecord) UnmarshalJSON(b []byte) error { return splitModel.Unmarshal(b, s) }
+
+// MarshalJSON encodes the service's wire form.
+func (s SplitRecord) MarshalJSON() ([]byte, error) { return splitModel.Marshal(&s) }
+
+// SplitPage is one page of split records.
+type SplitPage struct {
+	Records       []SplitRecord // content: the page's records
+	Page          int           // page: this page's index, from 0
+	Size          int           // size: records a full page holds
+	TotalPages    int           // totalPages, as the service counts them
+	TotalElements int           // totalElements; unreliable in the service's own examples
+	Last          bool          // last: no page follows this one
+}
+
+var splitPageModel = codec.NewModel(pageFields(splitModel, func(p *SplitPage) *pageLayout[SplitRecord] {
+	return (*pageLayout[SplitRecord])(p)
+})...)
+
+// UnmarshalJSON decodes the wire form.
+func (p *SplitPage) UnmarshalJSON(b []byte) error { return splitPageModel.Unmarshal(b, p) }
+
+// MarshalJSON encodes the service's wire form.
+func (p SplitPage) MarshalJSON() ([]byte, error) { return splitPageModel.Marshal(&p) }
+
+// SplitPage returns one page (0-based) of the stock splits and reverse
+// splits of a region.
+func (s *StockService) SplitPage(ctx context.Context, region Region, page int) (*SplitPage, error) {
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
+	if err := region.validate(); err != nil {
+		return nil, err
+	}
+	if page < 0 {
+		return nil, invalidArg("split page %d is negative", page)
+	}
+	p, err := get(ctx, s.m.c, "/stock/split", query(region, "page", strconv.Itoa(page)), splitPageModel.Ptr)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		p = new(SplitPage)
+	}
+	return p, nil
+}
+
+// Splits iterates over every split record of a region, fetching pages as
+// the loop needs them. It stops after the page marked last, at an empty
+// page, or at a page that repeats an earlier one; an error is yielded once
+// and ends the sequence. Breaking out of the loop stops fetching.
+func (s *StockService) Splits(ctx context.Context, region Region) iter.Seq2[SplitRecord, error] {
+	return pages(func(page int) (pageInfo[SplitRecord], error) {
+		p, err := s.SplitPage(ctx, region, page)
+		if err != nil {
+			return pageInfo[SplitRecord]{}, err
+		}
+		return pageInfo[SplitRecord]{items: p.Records, last: p.Last, totalPages: p.TotalPages}, nil
+	})
+}
