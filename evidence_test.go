@@ -256,6 +256,10 @@ func TestDecodeFailureSaysWhere(t *testing.T) {
 		_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700", "5"})
 		return err
 	}
+	depths := func(c *itick.Client) error {
+		_, err := c.Stock.Depths(t.Context(), itick.RegionHK, []string{"700"})
+		return err
+	}
 	klines := func(c *itick.Client) error {
 		_, err := c.Stock.Klines(t.Context(), itick.RegionHK, []string{"700"}, itick.OneMinute, 10)
 		return err
@@ -291,6 +295,10 @@ func TestDecodeFailureSaysWhere(t *testing.T) {
 		{"Get into a struct", `{"code":0,"data":[{"x":1},{"x":"two"}]}`, get, "data[1].x", "string", `"two"`},
 		{"quoted key", `{"code":0,"data":{"7.00":{"ld":true}}}`, quotes, `data["7.00"].ld`, "boolean", `true`},
 		{"envelope code", `{"code":{"n":0},"data":{}}`, quotes, "code", "object", `{"n":0}`},
+		// Past 2^53 a float64 rounds: 9007199254740993 would read as ...992.
+		{"integer past 2^53", `{"code":0,"data":{"700":{"s":"700","ts":9007199254740993}}}`, quotes, "data.700.ts", "number", `9007199254740993`},
+		{"integer past 2^53 in a string", `{"code":0,"data":{"700":{"s":"700","a":[{"po":"9007199254740993"}]}}}`, depths, "data.700.a[0].po", "string", `"9007199254740993"`},
+		{"envelope code past 2^53", `{"code":"9007199254740993","data":{}}`, quotes, "code", "string", `"9007199254740993"`},
 		{"truncated body", `{"code":0,"data":{"700":{"ld":`, quotes, "data.700.ld", "", ``},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -56,19 +57,26 @@ func (n num) MarshalJSON() ([]byte, error) {
 	return b, nil
 }
 
-// integer is an int that also arrives as a quoted or integral float number.
+// integer is an int that also arrives quoted or as an integral number in
+// any notation (616.0, 6.16e2), whose exact value is within ±2^53: a
+// literal a float64 would round, such as 9007199254740993, is refused.
 type integer int
 
 func (n *integer) UnmarshalJSON(b []byte) error {
-	f, err := parseNumber(b)
-	if err != nil {
+	if _, err := parseNumber(b); err != nil {
 		return err
 	}
-	i, ok := codec.IntFromFloat(f)
-	if !ok {
+	lit := bytes.Trim(bytes.TrimSpace(b), `"`)
+	if lit = bytes.TrimSpace(lit); len(lit) == 0 || string(lit) == "null" {
+		*n = 0
+		return nil
+	}
+	r, ok := new(big.Rat).SetString(string(lit))
+	limit := new(big.Int).Lsh(big.NewInt(1), 53)
+	if !ok || !r.IsInt() || new(big.Int).Abs(r.Num()).Cmp(limit) > 0 {
 		return errOracle
 	}
-	*n = integer(i)
+	*n = integer(r.Num().Int64())
 	return nil
 }
 

@@ -28,11 +28,10 @@ func (c *Code) SetText(s []byte) error {
 		return nil
 	}
 	if (s[0] == '-' || s[0] == '+' || s[0] == '.' || s[0] >= '0' && s[0] <= '9') && wire.IsNumberLiteral(s) {
-		f, err := wire.ParseFloat(s)
-		if err != nil {
+		if _, err := wire.ParseFloat(s); err != nil {
 			return err
 		}
-		n, ok := IntFromFloat(f)
+		n, ok := ExactInt(s)
 		if !ok {
 			return ErrNotInteger
 		}

@@ -127,26 +127,124 @@ func AppendList[E any](b []byte, list []E, elem *Model[E]) ([]byte, error) {
 
 // The scalar readers.
 
-// ReadInt reads an integer: a whole number within ±2^53, as a number or in
-// a string, "" or null for 0.
+// ReadInt reads an integer: a number, or a number in a string, whose
+// exact value is whole and within ±2^53 (see ExactInt); "" or null is 0.
 func ReadInt(d *wire.Decoder) (int, error) {
-	f, err := d.Num()
-	if err != nil {
+	lit, err := d.NumLit()
+	if err != nil || lit == nil {
 		return 0, err
 	}
-	n, ok := IntFromFloat(f)
+	n, ok := ExactInt(lit)
 	if !ok {
 		return 0, ErrNotInteger
 	}
 	return n, nil
 }
 
-// IntFromFloat is the integer rule: a whole number within ±2^53.
-func IntFromFloat(f float64) (int, bool) {
-	if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+// maxInt is the integer rule's bound, 2^53: past it a float64, and so
+// JavaScript and most JSON tools, can no longer hold every integer.
+const maxInt = 1 << 53
+
+// ExactInt is the integer rule: the number literal lit (as JSON writes
+// numbers; a leading '+' allowed) denotes a whole number within ±2^53
+// exactly. 616, 616.0 and 6.16e2 do; 616.5, 6.165e2 and 9007199254740993
+// (which a float64 reads as 9007199254740992) do not.
+func ExactInt(lit []byte) (int, bool) {
+	i, neg := 0, false
+	if i < len(lit) && (lit[i] == '-' || lit[i] == '+') {
+		neg, i = lit[i] == '-', i+1
+	}
+	// The mantissa's digits, in order, are lit[start:end] without the
+	// point; point is how many come before it.
+	start, point, ndig := i, -1, 0
+	for ; i < len(lit); i++ {
+		switch c := lit[i]; {
+		case c >= '0' && c <= '9':
+			ndig++
+		case c == '.' && point < 0:
+			point = ndig
+		default:
+			goto mantissaEnd
+		}
+	}
+mantissaEnd:
+	end := i
+	if ndig == 0 {
 		return 0, false
 	}
-	return int(f), true
+	if point < 0 {
+		point = ndig
+	}
+	if i < len(lit) {
+		if lit[i] != 'e' && lit[i] != 'E' {
+			return 0, false
+		}
+		e, ok := exponent(lit[i+1:])
+		if !ok {
+			return 0, false
+		}
+		point += e
+	}
+	var n uint64
+	k := 0 // the index of the digit among the mantissa's digits
+	for j := start; j < end; j++ {
+		c := lit[j]
+		if c == '.' {
+			continue
+		}
+		switch {
+		case k >= point:
+			if c != '0' {
+				return 0, false // a fraction
+			}
+		case n > maxInt/10:
+			return 0, false
+		default:
+			n = n*10 + uint64(c-'0')
+		}
+		k++
+	}
+	for ; k < point; k++ { // the exponent's zeros
+		if n == 0 {
+			break
+		}
+		if n > maxInt/10 {
+			return 0, false
+		}
+		n *= 10
+	}
+	if n > maxInt {
+		return 0, false
+	}
+	if neg {
+		return -int(n), true
+	}
+	return int(n), true
+}
+
+// exponent reads an exponent's digits, with its sign; one too large for
+// any integer within the rule is clamped, keeping its sign.
+func exponent(b []byte) (int, bool) {
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg, b = b[0] == '-', b[1:]
+	}
+	if len(b) == 0 {
+		return 0, false
+	}
+	e := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if e < 1000 {
+			e = e*10 + int(c-'0')
+		}
+	}
+	if neg {
+		return -e, true
+	}
+	return e, true
 }
 
 // ReadMillis reads a time in Unix milliseconds (see TimeFromMillis).

@@ -739,6 +739,50 @@ func (d *Decoder) Num() (float64, error) {
 	return 0, errNotNumber
 }
 
+// NumLit reads a number as Num does and returns its literal instead of its
+// value: the digits as sent, trimmed of the spaces a string may hold
+// around them, and nil for "" or null (both 0). It refuses what Num
+// refuses, so that a caller can read the literal exactly (an integer past
+// 2^53, which a float64 would round) under the same rules.
+func (d *Decoder) NumLit() ([]byte, error) {
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
+	if d.pos >= len(d.buf) {
+		return nil, d.unexpected("number")
+	}
+	var lit []byte
+	switch c := d.buf[d.pos]; {
+	case c == '"':
+		quoted, _, err := d.scanString()
+		if err != nil {
+			return nil, err
+		}
+		if lit = bytes.TrimSpace(quoted[1 : len(quoted)-1]); len(lit) == 0 {
+			return nil, nil
+		}
+		if !IsNumberLiteral(lit) {
+			return nil, errNotNumber
+		}
+	case c == 'n':
+		if d.Null() {
+			return nil, nil
+		}
+		return nil, d.unexpected("null")
+	case c == '-' || isDigit(c):
+		var err error
+		if lit, err = d.scanNumber(); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, errNotNumber
+	}
+	if _, err := ParseFloat(lit); err != nil {
+		return nil, err
+	}
+	return lit, nil
+}
+
 // number reads a number literal, converting plain decimals as it scans
 // them (see ParseFloat for why that is exact) and handing the rest to
 // strconv. Like scanNumber, it starts again in a larger window when the

@@ -257,3 +257,41 @@ func FuzzStr(f *testing.F) {
 		}
 	})
 }
+
+func TestNumLitKeepsTheLiteral(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ doc, want string }{
+		{`9007199254740993`, "9007199254740993"},
+		{`"9007199254740993"`, "9007199254740993"},
+		{`" 6.16e2 "`, "6.16e2"},
+		{`""`, ""}, {`null`, ""},
+	} {
+		var d Decoder
+		d.ResetBlocks(splitEvery([]byte(tc.doc), 3))
+		lit, err := d.NumLit()
+		if err != nil || string(lit) != tc.want || d.End() != nil {
+			t.Errorf("NumLit(%s) = %q, %v; want %q", tc.doc, lit, err, tc.want)
+		}
+	}
+	for _, doc := range []string{`"abc"`, `true`, `{}`, `1e400`, `"NaN"`, `"0x10"`, `-`} {
+		var d Decoder
+		d.Reset([]byte(doc))
+		var n Decoder
+		n.Reset([]byte(doc))
+		_, err := d.NumLit()
+		_, numErr := n.Num()
+		if err == nil || numErr == nil || err.Error() != numErr.Error() {
+			t.Errorf("NumLit(%s) err %v; Num err %v: both must refuse alike", doc, err, numErr)
+		}
+	}
+}
+
+// splitEvery cuts b into blocks of n bytes.
+func splitEvery(b []byte, n int) [][]byte {
+	var out [][]byte
+	for len(b) > n {
+		out = append(out, b[:n])
+		b = b[n:]
+	}
+	return append(out, b)
+}
