@@ -21,6 +21,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
 
@@ -50,6 +51,8 @@ type Client struct {
 	plan        Plan
 	batchSize   int
 	concurrency int
+	minBackoff  time.Duration // the retries' bounds, which a Stream's reconnections share
+	maxBackoff  time.Duration
 	userAgent   string
 	stats       *clientStats // a pointer: Client's value methods must not copy atomics
 }
@@ -103,6 +106,8 @@ func newClient(token string, s *settings) *Client {
 		plan:        s.plan,
 		batchSize:   s.batchSize,
 		concurrency: s.concurrency,
+		minBackoff:  s.minBackoff,
+		maxBackoff:  s.maxBackoff,
 		userAgent:   "itick-go/" + Version,
 		stats:       new(clientStats),
 	}

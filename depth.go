@@ -77,46 +77,36 @@ type levelSpan struct {
 }
 
 // bookSide is a side of a book: its levels are read into the scratch, at
-// span, and copied out by readBook.
+// span, and copied out by readBook; it is written as a list.
 func bookSide(name string, span func(*bookScratch) *levelSpan, p func(*DepthBook) *[]DepthLevel) codec.Field[DepthBook] {
-	return codec.Field[DepthBook]{Name: name, Want: "an array",
-		Dec: func(st *codec.State, _ *DepthBook, _ string) (err error) {
-			s := bookLevels.Get(st)
-			*span(s), err = readLevels(st, s)
-			return err
-		},
-		Enc: func(b []byte, v *DepthBook) ([]byte, error) { return codec.AppendList(b, *p(v), levelModel) }}
+	f := levelsField[DepthBook](name, span)
+	f.Enc = func(b []byte, v *DepthBook) ([]byte, error) { return codec.AppendList(b, *p(v), levelModel) }
+	return f
 }
 
-// readBook reads a book into b, its two sides sharing one allocation, each
-// capped at its length.
-func readBook(st *codec.State, b *DepthBook, key string) error {
-	s := bookLevels.Get(st)
+// levelsField reads one side's levels into the State's scratch, at span:
+// a side of a book or of a depth push.
+func levelsField[T any](name string, span func(*bookScratch) *levelSpan) codec.Field[T] {
+	return codec.Field[T]{Name: name, Want: "an array",
+		Dec: func(st *codec.State, _ *T, _ string) (err error) {
+			s := bookLevels.Get(st)
+			*span(s), err = s.read(st)
+			return err
+		}}
+}
+
+// reset empties the scratch for the next book, dropping a buffer a hostile
+// book grew past what a State keeps.
+func (s *bookScratch) reset() {
+	if cap(s.levels) > codec.MaxScratch {
+		s.levels = nil
+	}
 	s.levels = s.levels[:0]
 	s.asks, s.bids = levelSpan{}, levelSpan{}
-	defer func() {
-		if cap(s.levels) > codec.MaxScratch {
-			s.levels = nil
-		}
-	}()
-	if err := bookModel.Into(st, b, key); err != nil || !s.asks.isSet && !s.bids.isSet {
-		return err
-	}
-	asks, bids := s.asks, s.bids
-	na, nb := asks.end-asks.start, bids.end-bids.start
-	all := make([]DepthLevel, na+nb)
-	copy(all, s.levels[asks.start:asks.end])
-	copy(all[na:], s.levels[bids.start:bids.end])
-	if asks.isSet {
-		b.Asks = all[:na:na]
-	}
-	if bids.isSet {
-		b.Bids = all[na : na+nb : na+nb]
-	}
-	return nil
 }
 
-func readLevels(st *codec.State, s *bookScratch) (levelSpan, error) {
+// read reads an array of levels into the scratch and returns where it sits.
+func (s *bookScratch) read(st *codec.State) (levelSpan, error) {
 	span := levelSpan{start: len(s.levels), isSet: true}
 	isNull, err := codec.EachElem(&st.D, func() error {
 		s.levels = append(s.levels, DepthLevel{})
@@ -127,6 +117,38 @@ func readLevels(st *codec.State, s *bookScratch) (levelSpan, error) {
 	}
 	span.end = len(s.levels)
 	return span, nil
+}
+
+// sides copies the two sides out of the scratch into one allocation, each
+// capped at its length; a side that was null or absent is nil.
+func (s *bookScratch) sides() (asks, bids []DepthLevel) {
+	if !s.asks.isSet && !s.bids.isSet {
+		return nil, nil
+	}
+	na, nb := s.asks.end-s.asks.start, s.bids.end-s.bids.start
+	all := make([]DepthLevel, na+nb)
+	copy(all, s.levels[s.asks.start:s.asks.end])
+	copy(all[na:], s.levels[s.bids.start:s.bids.end])
+	if s.asks.isSet {
+		asks = all[:na:na]
+	}
+	if s.bids.isSet {
+		bids = all[na : na+nb : na+nb]
+	}
+	return asks, bids
+}
+
+// readBook reads a book into b, its two sides sharing one allocation.
+func readBook(st *codec.State, b *DepthBook, key string) error {
+	s := bookLevels.Get(st)
+	s.reset()
+	if err := bookModel.Into(st, b, key); err != nil {
+		return err
+	}
+	if asks, bids := s.sides(); asks != nil || bids != nil {
+		b.Asks, b.Bids = asks, bids
+	}
+	return nil
 }
 
 func (m market) depth(ctx context.Context, region Region, code string, opts []QuoteOption) (*DepthBook, error) {

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"slices"
-	"strings"
-	"sync"
-	"sync/atomic"
+	"time"
 
+	"github.com/d19c4e34/itick/internal/codec"
 	"github.com/d19c4e34/itick/internal/redact"
+	"github.com/d19c4e34/itick/internal/stream"
 )
 
 // ErrStreamClosed reports a call on a Stream that has ended.
@@ -21,50 +20,14 @@ var ErrStreamClosed = errors.New("itick: stream closed")
 var streamClasses = []AssetType{AssetStock, AssetForex, AssetIndices, AssetCrypto, AssetFuture, AssetFund}
 
 // Stream is a live feed of one asset class over the service's WebSocket
-// channel. It keeps itself connected: it pings, notices a silent or lost
-// connection, reconnects with jittered backoff, authenticates and renews
-// every subscription, and reports each outage as a GapEvent. Products are
-// spread over as many connections as the per-connection limit needs,
-// within the connection cap.
-//
-// Events arrive on the channel Events returns, so a consumer can select on
-// them beside its own timers and contexts. The channel is buffered; when
-// the consumer falls behind, the overflow policy (DropOldest by default)
-// drops events and Dropped counts them, so the socket reader never blocks.
-// The channel is closed once the Stream has ended and every goroutine it
-// started has returned; Err then says why.
+// channel. It keeps itself connected and subscribed, and reports each
+// outage; see the package documentation's Streaming section. Events arrive
+// on the channel Events returns, which is closed once the Stream has ended
+// and every goroutine it started has returned; Err then says why.
 //
 // A Stream is safe for concurrent use.
 type Stream struct {
-	c     *Client
-	class AssetType
-	url   string
-	set   streamSettings
-	hdr   http.Header // without the token, which is added per dial
-	log   *slog.Logger
-	red   *redact.Redactor // keeps the token out of server text passed on
-
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	events chan Event
-	done   chan struct{}
-
-	mu      sync.Mutex
-	shards  []*shard
-	owner   map[string]owned // by streamSymbol.key
-	closing bool
-	wg      sync.WaitGroup
-	// index is the subscribed products by upper-case code, for matching
-	// pushes without taking mu. It is rebuilt from owner whenever a
-	// Subscribe or Unsubscribe changes which products there are; a
-	// product dropped otherwise (refused, or withdrawn before it was
-	// sent) lingers until then, which only names its late pushes.
-	index atomic.Pointer[map[string][]owned]
-
-	received   atomic.Uint64
-	dropped    atomic.Uint64
-	reconnects atomic.Uint64
-	gaps       atomic.Uint64
+	e *stream.Engine[Event]
 }
 
 // StreamStats is a snapshot of a Stream's counters.
@@ -86,6 +49,9 @@ type StreamStats struct {
 // ctx bounds the whole Stream: cancelling it closes the Stream as Close
 // does. Subscribe to products to receive events.
 func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOption) (*Stream, error) {
+	if err := checkContext(ctx); err != nil {
+		return nil, err
+	}
 	if !slices.Contains(streamClasses, class) {
 		return nil, invalidArg("unknown stream class %q (want one of %v)", string(class), streamClasses)
 	}
@@ -94,8 +60,8 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 		pingInterval:   DefaultPingInterval,
 		pongTimeout:    DefaultPongTimeout,
 		dialTimeout:    DefaultDialTimeout,
-		minBackoff:     c.rc.RetryWaitMin,
-		maxBackoff:     c.rc.RetryWaitMax,
+		minBackoff:     c.minBackoff,
+		maxBackoff:     c.maxBackoff,
 		buffer:         DefaultStreamBuffer,
 		maxConns:       c.plan.StreamConns(),
 		maxSymbols:     c.plan.StreamSymbols(),
@@ -112,47 +78,57 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 			return nil, err
 		}
 	}
-	set.httpClient = handshakeClient(set.httpClient, set.url)
 	u := *set.url
 	u.Path += "/" + string(class)
-	s := &Stream{
-		c:      c,
-		class:  class,
-		url:    u.String(),
-		set:    set,
-		hdr:    http.Header{"User-Agent": {c.userAgent}},
-		log:    c.attempt.Logger,
-		red:    redact.New(c.attempt.Token),
-		events: make(chan Event, set.buffer),
-		done:   make(chan struct{}),
-		owner:  make(map[string]owned),
-	}
-	s.ctx, s.cancel = context.WithCancelCause(ctx)
-
-	first := s.newShard()
-	ss, err := s.connect(ctx, first)
+	path := "/" + string(class)
+	e, err := stream.New(ctx, stream.Config[Event]{
+		URL:                u.String(),
+		Class:              string(class),
+		Token:              c.attempt.Token,
+		UserAgent:          c.userAgent,
+		Logger:             c.attempt.Logger,
+		HTTPClient:         set.httpClient,
+		PingInterval:       set.pingInterval,
+		PongTimeout:        set.pongTimeout,
+		DialTimeout:        set.dialTimeout,
+		MinBackoff:         set.minBackoff,
+		MaxBackoff:         set.maxBackoff,
+		Buffer:             set.buffer,
+		DropNewest:         set.overflow == DropNewest,
+		MaxConns:           set.maxConns,
+		MaxSymbols:         set.maxSymbols,
+		SymbolsPerConn:     set.symbolsPerConn,
+		ErrClosed:          ErrStreamClosed,
+		ErrInvalidArgument: ErrInvalidArgument,
+		ErrPlanLimit:       ErrPlanLimit,
+		Hooks: stream.Hooks[Event]{
+			NewDecoder: func(match stream.Matcher, red *redact.Redactor) stream.Decoder[Event] {
+				return newPushDecoder(match, red)
+			},
+			Gap: func(conn int, from, to time.Time, reason error, symbols []string) Event {
+				return GapEvent{Conn: conn, From: from, To: to, Reason: reason, Symbols: symbols}
+			},
+			Error: func(conn int, err error) Event { return ErrorEvent{Conn: conn, Err: err} },
+			Refused: func(action string, r stream.Reply) error {
+				return &StreamError{Action: action, Code: r.Code, CodeText: r.CodeText, Message: r.Msg}
+			},
+			HandshakeRefused: func(status int, header http.Header, body []byte) error {
+				return newAPIError(path, status, header, body, c.attempt.Redactor(),
+					&codec.Failure{Message: "WebSocket handshake refused"})
+			},
+			Fatal: func(err error) bool { return errors.Is(err, ErrUnauthorized) },
+		},
+	})
 	if err != nil {
-		s.cancel(err)
 		return nil, err
 	}
-	s.wg.Add(1)
-	go first.run(ss)
-	go func() {
-		<-s.ctx.Done()
-		s.mu.Lock()
-		s.closing = true
-		s.mu.Unlock()
-		s.wg.Wait()
-		close(s.events)
-		close(s.done)
-	}()
-	return s, nil
+	return &Stream{e: e}, nil
 }
 
 // String describes the stream without its token.
 func (s *Stream) String() string {
 	st := s.Stats()
-	return fmt.Sprintf("itick.Stream{URL: %q, Conns: %d, Symbols: %d}", s.url, st.Conns, st.Symbols)
+	return fmt.Sprintf("itick.Stream{URL: %q, Conns: %d, Symbols: %d}", s.e.URL(), st.Conns, st.Symbols)
 }
 
 // GoString is String, so %#v keeps the token out too.
@@ -163,440 +139,114 @@ func (s *Stream) Format(f fmt.State, _ rune) { fmt.Fprint(f, s.String()) }
 
 // Events returns the channel events arrive on. It is closed when the
 // Stream ends.
-func (s *Stream) Events() <-chan Event { return s.events }
+func (s *Stream) Events() <-chan Event { return s.e.Events() }
 
 // Close closes every connection and returns once every goroutine the
 // Stream started has ended and Events is closed. It is safe to call more
 // than once.
 func (s *Stream) Close() error {
-	s.cancel(ErrStreamClosed)
-	<-s.done
+	s.e.Close()
 	return nil
 }
 
 // Done is closed when the Stream has ended and Events is closed.
-func (s *Stream) Done() <-chan struct{} { return s.done }
+func (s *Stream) Done() <-chan struct{} { return s.e.Done() }
 
 // Err says why the Stream ended: nil while it runs and after Close, the
 // context's error after cancellation, or the failure that stopped it,
 // such as a refused token (ErrUnauthorized).
-func (s *Stream) Err() error {
-	if s.ctx.Err() == nil {
-		return nil
-	}
-	if err := context.Cause(s.ctx); !errors.Is(err, ErrStreamClosed) {
-		return err
-	}
-	return nil
-}
+func (s *Stream) Err() error { return s.e.Err() }
 
 // Dropped is the number of events the overflow policy has discarded.
-func (s *Stream) Dropped() uint64 { return s.dropped.Load() }
+func (s *Stream) Dropped() uint64 { return s.e.Dropped() }
 
 // Stats returns the Stream's counters.
 func (s *Stream) Stats() StreamStats {
-	st := StreamStats{Events: s.received.Load(), Dropped: s.dropped.Load(),
-		Reconnects: s.reconnects.Load(), Gaps: s.gaps.Load()}
-	s.mu.Lock()
-	for _, sh := range s.shards {
-		for _, set := range sh.subs {
-			if hasAcked(set) {
-				st.Symbols++
-			}
-		}
-	}
-	shards := slices.Clone(s.shards)
-	s.mu.Unlock()
-	for _, sh := range shards {
-		if sh.current() != nil {
-			st.Conns++
-		}
-	}
-	return st
+	st := s.e.Stats()
+	return StreamStats{Conns: st.Conns, Symbols: st.Symbols, Events: st.Events, Dropped: st.Dropped,
+		Reconnects: st.Reconnects, Gaps: st.Gaps}
 }
 
 // Subscribe asks for the given channels of the given products, written
 // "code$REGION" (such as "700$HK" or "EURUSD$GB"), or
-// "code$EXCHANGE$REGION" for a stock of a secondary exchange. Products are
-// told apart ignoring case, as the service does: "xauusd$gb" is the
-// product subscribed as "XAUUSD$GB", and its events keep the form it was
-// first subscribed in. Products already subscribed keep their other
-// channels. New products go to the first
-// connection with room, and to a new connection when every one is full.
-// When that would pass the connection cap (Plan.StreamConns, or
-// WithMaxConns), or the products would number more than the cap on them
-// (Plan.StreamSymbols, or WithMaxSymbols), nothing is subscribed or sent
-// and the error matches ErrPlanLimit. A bad symbol or channel matches
-// ErrInvalidArgument.
-//
-// Subscribe returns once the service has acknowledged the subscription on
-// every connection involved, or ctx ends. A subscription the service
-// refuses is forgotten and returned as a *StreamError. One made while its
-// connection is down is sent when the connection is back, unless an
-// Unsubscribe withdraws it first. When ctx ends before the request is
-// sent, nothing is subscribed; when it ends after, the acknowledgement
-// still decides: the Stream keeps, counts and renews what the service
-// accepted, exactly as the service holds it.
+// "code$EXCHANGE$REGION" for a stock of a secondary exchange; products
+// differing only in case are one. It returns once the service has
+// acknowledged every request involved, or ctx ends. A refusal comes back
+// as a *StreamError, passing the plan's caps (Plan.StreamSymbols,
+// Plan.StreamConns, or WithMaxSymbols and WithMaxConns) is ErrPlanLimit and
+// subscribes nothing, and a bad symbol or channel is ErrInvalidArgument.
+// The package documentation's Streaming section says what a cancelled or
+// reconnecting Subscribe does.
 func (s *Stream) Subscribe(ctx context.Context, symbols []string, channels ...Channel) error {
-	syms, chans, err := s.lockFor(symbols, channels, false)
+	if err := checkContext(ctx); err != nil {
+		return err
+	}
+	chans, err := parseChannels(channels, false)
 	if err != nil {
 		return err
 	}
-	plan, err := s.place(syms)
-	if err != nil {
-		s.mu.Unlock()
-		return err
-	}
-	work := make(map[*shard][]*claim)
-	added := false
-	for _, sym := range syms {
-		sh := plan[sym]
-		if sh.id == len(s.shards) {
-			s.shards = append(s.shards, sh)
-			s.wg.Add(1)
-			go sh.run(nil)
-		}
-		set := sh.subs[sym]
-		if set == nil {
-			set = make(map[Channel]*subEntry)
-			sh.subs[sym] = set
-			s.owner[sym.key()] = owned{sym, sh}
-			added = true
-		}
-		for _, ch := range chans {
-			e := set[ch]
-			if e == nil {
-				e = &subEntry{}
-				set[ch] = e
-			}
-			if e.acked {
-				continue
-			}
-			e.waiters++
-			work[sh] = append(work[sh], &claim{sym: sym, ch: ch, e: e})
-		}
-	}
-	if added {
-		s.reindex()
-	}
-	s.mu.Unlock()
-
-	return forEachShard(work, func(sh *shard, claims []*claim) error { return sh.subscribe(ctx, claims) })
-}
-
-// lockFor checks a Subscribe's or Unsubscribe's arguments and, when they
-// are good and the Stream still runs, returns with s.mu held.
-func (s *Stream) lockFor(symbols []string, channels []Channel, noChannelsOK bool) ([]streamSymbol, []Channel, error) {
-	syms, err := parseStreamSymbols(symbols)
-	if err != nil {
-		return nil, nil, err
-	}
-	chans, err := parseChannels(channels, noChannelsOK)
-	if err != nil {
-		return nil, nil, err
-	}
-	s.mu.Lock()
-	if s.closing || s.ctx.Err() != nil {
-		s.mu.Unlock()
-		return nil, nil, ErrStreamClosed
-	}
-	for i, sym := range syms {
-		if o, ok := s.owner[sym.key()]; ok {
-			syms[i] = o.sym // the form it was first subscribed in
-		}
-	}
-	return syms, chans, nil
-}
-
-// place finds a connection for each product: the one that has it, else
-// the first with room, else a new one within the cap. It changes nothing;
-// new shards are returned with id equal to their future index. s.mu is held.
-func (s *Stream) place(syms []streamSymbol) (map[streamSymbol]*shard, error) {
-	added := 0
-	for _, sym := range syms {
-		if _, ok := s.owner[sym.key()]; !ok {
-			added++
-		}
-	}
-	if len(s.owner)+added > s.set.maxSymbols {
-		return nil, fmt.Errorf("%w: %d product(s) subscribed and %d new would pass the cap of %d (the plan's, unless WithMaxSymbols sets it)",
-			ErrPlanLimit, len(s.owner), added, s.set.maxSymbols)
-	}
-	plan := make(map[streamSymbol]*shard, len(syms))
-	load := make(map[*shard]int)
-	shards := slices.Clone(s.shards)
-	var fresh []*shard
-	for _, sym := range syms {
-		if o, ok := s.owner[sym.key()]; ok {
-			plan[sym] = o.sh
-			continue
-		}
-		var target *shard
-		for _, sh := range shards {
-			if len(sh.subs)+load[sh] < s.set.symbolsPerConn {
-				target = sh
-				break
-			}
-		}
-		if target == nil {
-			if len(shards) >= s.set.maxConns {
-				return nil, fmt.Errorf("%w: %d new products need more than %d connection(s) of %d products",
-					ErrPlanLimit, len(syms), s.set.maxConns, s.set.symbolsPerConn)
-			}
-			target = &shard{s: s, id: len(shards)}
-			shards = append(shards, target)
-			fresh = append(fresh, target)
-		}
-		load[target]++
-		plan[sym] = target
-	}
-	for _, sh := range fresh {
-		sh.init()
-	}
-	return plan, nil
+	return s.e.Subscribe(ctx, symbols, chans)
 }
 
 // Unsubscribe stops the given channels of the given products; with no
-// channels it stops all of them. Products not subscribed are ignored. A
-// product with no channel left frees its place on its connection.
-//
-// The Stream forgets the channels at once. When ctx ends before the
-// service has acknowledged, the request still completes in the
-// background, so the service forgets them too.
+// channels it stops all of them. Products not subscribed are ignored. The
+// Stream forgets the channels at once; when ctx ends before the service
+// has acknowledged, the request still completes in the background, so the
+// service forgets them too.
 func (s *Stream) Unsubscribe(ctx context.Context, symbols []string, channels ...Channel) error {
-	syms, chans, err := s.lockFor(symbols, channels, true)
+	if err := checkContext(ctx); err != nil {
+		return err
+	}
+	chans, err := parseChannels(channels, true)
 	if err != nil {
 		return err
 	}
-	type work struct {
-		syms  []streamSymbol
-		chans map[Channel]struct{}
-	}
-	todo := make(map[*shard]*work)
-	removed := false
-	for _, sym := range syms {
-		o, ok := s.owner[sym.key()]
-		if !ok {
-			continue
-		}
-		sh := o.sh
-		removed = true
-		for ch, e := range sh.subs[sym] {
-			if len(chans) != 0 && !slices.Contains(chans, ch) {
-				continue
-			}
-			sh.remove(sym, ch)
-			if !e.acked && !e.inflight {
-				continue // the service never got it: nothing to send
-			}
-			w := todo[sh]
-			if w == nil {
-				w = &work{chans: make(map[Channel]struct{})}
-				todo[sh] = w
-			}
-			if !slices.Contains(w.syms, sym) {
-				w.syms = append(w.syms, sym)
-			}
-			w.chans[ch] = struct{}{}
-		}
-	}
-	if removed {
-		s.reindex()
-	}
-	results := make(chan error, len(todo))
-	for sh, w := range todo {
-		s.wg.Add(1) // s.mu is held and the Stream not closing: Wait has not begun
-		go func() { results <- sh.unsubscribe(w.syms, sortedChannels(w.chans, nil)) }()
-	}
-	s.mu.Unlock()
-
-	var errs []error
-	for range todo {
-		select {
-		case err := <-results:
-			errs = append(errs, err)
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return errors.Join(errs...)
+	return s.e.Unsubscribe(ctx, symbols, chans)
 }
 
-// forEachShard runs fn for every shard's work at once and joins the
-// errors.
-func forEachShard[T any](work map[*shard]T, fn func(*shard, T) error) error {
-	errs := make([]error, 0, len(work))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for sh, syms := range work {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := fn(sh, syms); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-// emit hands an event to the consumer without ever blocking: when the
-// buffer is full the overflow policy decides what is dropped.
-func (s *Stream) emit(ev Event) {
-	for {
-		select {
-		case s.events <- ev:
-			return
-		default:
-		}
-		if s.set.overflow == DropNewest {
-			s.dropped.Add(1)
-			return
-		}
-		select {
-		case <-s.events:
-			s.dropped.Add(1)
-		default:
-		}
-	}
-}
-
-// owned is a product as it was first subscribed, and its connection.
-type owned struct {
-	sym streamSymbol
-	sh  *shard
-}
-
-// reindex rebuilds index from owner. s.mu is held.
-func (s *Stream) reindex() {
-	idx := make(map[string][]owned, len(s.owner))
-	for _, o := range s.owner {
-		k := strings.ToUpper(o.sym.code)
-		idx[k] = append(idx[k], o)
-	}
-	for _, os := range idx {
-		slices.SortFunc(os, func(a, b owned) int { return compareSymbols(a.sym, b.sym) })
-	}
-	s.index.Store(&idx)
-}
-
-// matcher returns the matcher of pushes on sh's connection: a pushed
-// product is the subscribed one with its code and, where the push names
-// them, its region and exchange, all ignoring case. When several match
-// (a push naming no region for a code subscribed in two), one on sh wins,
-// then the first in order.
-func (s *Stream) matcher(sh *shard) matcher {
-	return func(p streamSymbol) (streamSymbol, bool) {
-		idx := s.index.Load()
-		if idx == nil {
-			return p, false
-		}
-		var best owned
-		found := false
-		var arr [64]byte
-		for _, o := range (*idx)[string(upperKey(arr[:0], p.code))] {
-			if p.region != "" && !strings.EqualFold(string(p.region), string(o.sym.region)) ||
-				p.exchange != "" && !strings.EqualFold(p.exchange, o.sym.exchange) {
-				continue
-			}
-			if !found || o.sh == sh && best.sh != sh {
-				best, found = o, true
-			}
-		}
-		return best.sym, found
-	}
-}
-
-// upperKey appends code as reindex keys it, without allocating for the
-// ASCII codes pushes carry (a push may name "xauusd" for XAUUSD).
-func upperKey(dst []byte, code string) []byte {
-	for i := 0; i < len(code); i++ {
-		c := code[i]
-		if c >= 0x80 {
-			return append(dst[:0], strings.ToUpper(code)...)
-		}
-		if 'a' <= c && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
-	return dst
-}
-
-func (s *Stream) logf(level slog.Level, msg string, args ...any) {
-	if s.log != nil {
-		s.log.Log(context.Background(), level, msg, append([]any{"class", s.class}, args...)...)
-	}
-}
-
-func parseStreamSymbols(symbols []string) ([]streamSymbol, error) {
-	if len(symbols) == 0 {
-		return nil, invalidArg("no stream symbols")
-	}
-	out := make([]streamSymbol, 0, len(symbols))
-	seen := make(map[string]struct{}, len(symbols))
-	for _, raw := range symbols {
-		sym, err := parseStreamSymbol(raw)
-		if err != nil {
-			return nil, err
-		}
-		if _, dup := seen[sym.key()]; !dup {
-			seen[sym.key()] = struct{}{}
-			out = append(out, sym)
-		}
-	}
-	return out, nil
-}
-
-func parseChannels(channels []Channel, emptyOK bool) ([]Channel, error) {
+// parseChannels checks channels and returns their wire names, each once.
+func parseChannels(channels []Channel, emptyOK bool) ([]string, error) {
 	if len(channels) == 0 && !emptyOK {
 		return nil, invalidArg("no stream channels")
 	}
-	out := make([]Channel, 0, len(channels))
+	out := make([]string, 0, len(channels))
 	for _, ch := range channels {
 		if err := ch.validate(); err != nil {
 			return nil, err
 		}
-		if !slices.Contains(out, ch) {
-			out = append(out, ch)
+		if !slices.Contains(out, string(ch)) {
+			out = append(out, string(ch))
 		}
 	}
 	return out, nil
 }
 
-// sortedChannels lists a set of channels in a stable order.
-func sortedChannels[V any](set map[Channel]V, keep func(V) bool) []Channel {
-	out := make([]Channel, 0, len(set))
-	for ch, v := range set {
-		if keep == nil || keep(v) {
-			out = append(out, ch)
-		}
+// handshakeTransport returns the transport handshakes use unless
+// WithStreamHTTPClient sets one: a copy of base, else of
+// http.DefaultTransport, when that is an *http.Transport, with keep-alives
+// off; nil when neither is (a program wrapped them), which leaves the
+// handshake to http.DefaultClient.
+//
+// A copy, because a handshake's connection is never reused (a successful
+// one is taken over by the WebSocket, a refused one is done with), while
+// net/http finishes a dial even after its request is cancelled and keeps
+// the connection idle for later requests: a Stream closed during a
+// reconnection would otherwise leave a connection, and the goroutines
+// that serve it, in the REST pool for as long as the pool keeps it.
+func handshakeTransport(base http.RoundTripper) *http.Transport {
+	t, ok := base.(*http.Transport)
+	if !ok {
+		t, ok = http.DefaultTransport.(*http.Transport)
 	}
-	slices.Sort(out)
-	return out
+	if !ok {
+		return nil
+	}
+	t = t.Clone()
+	t.DisableKeepAlives = true
+	return t
 }
 
-func joinSymbols(syms []streamSymbol) string {
-	var b strings.Builder
-	for i, sym := range syms {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(sym.String())
-	}
-	return b.String()
-}
-
-func joinChannels(chans []Channel) string {
-	var b strings.Builder
-	for i, ch := range chans {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(string(ch))
-	}
-	return b.String()
+// streamSymbol is the wire form of a pushed or subscribed product.
+func streamSymbol(code, exchange string, region Region) string {
+	return stream.Symbol{Code: code, Exchange: exchange, Region: string(region)}.String()
 }

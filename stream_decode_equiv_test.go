@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/d19c4e34/itick/internal/stream"
 )
 
 // The reference for pushes: encoding/json into one flat struct of every
@@ -57,7 +59,7 @@ func (l *freshLevel) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func refDecodePushJSON(data []byte, match matcher) (Event, error) {
+func refDecodePushJSON(data []byte, match stream.Matcher) (Event, error) {
 	var w refPushWire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, err
@@ -68,14 +70,14 @@ func refDecodePushJSON(data []byte, match matcher) (Event, error) {
 // refDecodePush is the decoder pushes had before the scanner: it turns a push's data into an event, routed by its type: a
 // kline push by its k, in the legacy form, and any other by data.type.
 // match names the product as it was subscribed.
-func refDecodePush(w *refPushWire, match matcher) (Event, error) {
-	sym := pushedSymbol(string(w.S), Region(w.R))
+func refDecodePush(w *refPushWire, match stream.Matcher) (Event, error) {
+	sym := stream.PushedSymbol(string(w.S), string(w.R))
 	if match != nil {
 		if sub, ok := match(sym); ok {
 			sym = sub
 		}
 	}
-	code, reg, exch := sym.code, sym.region, sym.exchange
+	code, reg, exch := sym.Code, Region(sym.Region), sym.Exchange
 	if w.K != nil && w.Type == "" {
 		kt := Interval(w.T)
 		if float64(kt) != float64(w.T) || !kt.valid() {
@@ -135,9 +137,9 @@ func refDepthLevels(ws []freshLevel) []DepthLevel {
 // checkPushEquivalent holds the stream's push decoder to the reference.
 func checkPushEquivalent(t testing.TB, data []byte) {
 	t.Helper()
-	match := func(p streamSymbol) (streamSymbol, bool) {
-		if strings.EqualFold(p.code, "AAPL") && (p.region == "" || strings.EqualFold(string(p.region), "US")) {
-			return streamSymbol{code: "AAPL", region: RegionUS}, true
+	match := func(p stream.Symbol) (stream.Symbol, bool) {
+		if strings.EqualFold(p.Code, "AAPL") && (p.Region == "" || strings.EqualFold(p.Region, "US")) {
+			return stream.Symbol{Code: "AAPL", Region: "US"}, true
 		}
 		return p, false
 	}

@@ -1,25 +1,61 @@
 package itick
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"unsafe"
 
 	"github.com/d19c4e34/itick/internal/codec"
+	"github.com/d19c4e34/itick/internal/redact"
+	"github.com/d19c4e34/itick/internal/stream"
 )
+
+// frameDecoder decodes one connection's messages as the engine's reader
+// does: with its own interning State and a push decoder.
+type frameDecoder struct {
+	st *codec.State
+	pd *pushDecoder
+}
+
+func newFrameDecoder(match stream.Matcher) *frameDecoder {
+	return &frameDecoder{st: codec.NewState(), pd: newPushDecoder(match, redact.New(""))}
+}
+
+func (f *frameDecoder) decode(frame []byte) stream.Frame[Event] {
+	return stream.Decode[Event](f.st, f.pd, frame)
+}
+
+// decodePushJSON decodes one push's data on its own.
+func decodePushJSON(data []byte, match stream.Matcher) (Event, error) {
+	f := newFrameDecoder(match)
+	f.st.D.Reset(data)
+	err := f.pd.Data(f.st)
+	if err == nil {
+		err = f.st.D.End()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("itick: stream push: %w", err)
+	}
+	ev, isPush, err := f.pd.Event()
+	if err == nil && !isPush {
+		return nil, errors.New("itick: stream push names no product, type or candle")
+	}
+	return ev, err
+}
 
 func TestPushDecoderInternsBounded(t *testing.T) {
 	t.Parallel()
-	p := newPushDecoder(nil)
+	p := newFrameDecoder(nil)
 	frame := func(code string) []byte {
 		return []byte(`{"code":1,"data":{"s":"` + code + `","r":"US","type":"tick","ld":1,"t":1765526889000}}`)
 	}
 	code := func(b []byte) string {
-		kind, ev, err := p.decode(b)
-		if kind != msgPush || err != nil {
-			t.Fatalf("decode(%s) = %v, %v, %v", b, kind, ev, err)
+		f := p.decode(b)
+		if !f.Push || f.Err != nil {
+			t.Fatalf("decode(%s) = %+v", b, f)
 		}
-		return ev.(TickEvent).Code
+		return f.Event.(TickEvent).Code
 	}
 	a, b := code(frame("AAPL")), code(frame("AAPL"))
 	if unsafe.StringData(a) != unsafe.StringData(b) {
@@ -36,10 +72,10 @@ func TestPushDecoderInternsBounded(t *testing.T) {
 }
 
 func TestPushDecoderAllocations(t *testing.T) {
-	p := newPushDecoder(nil)
+	p := newFrameDecoder(nil)
 	frames := replayFrames()
 	for _, f := range frames { // interns the codes
-		if _, _, err := p.decode(f); err != nil {
+		if err := p.decode(f).Err; err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -57,7 +93,7 @@ func TestPushDecoderAllocations(t *testing.T) {
 
 func TestPushDecoderRoutesReplies(t *testing.T) {
 	t.Parallel()
-	p := newPushDecoder(nil)
+	p := newFrameDecoder(nil)
 	for _, m := range []string{
 		`{"code":1,"msg":"Connected Successfully"}`,
 		`{"code":1,"resAc":"auth","msg":"authenticated","data":{"params":"x"}}`,
@@ -67,13 +103,13 @@ func TestPushDecoderRoutesReplies(t *testing.T) {
 		`{"code":0,"msg":"auth failed","data":null}`,
 		`{"code":1,"data":{"params":"x"}}`,
 	} {
-		if kind, ev, err := p.decode([]byte(m)); kind != msgReply {
-			t.Errorf("decode(%s) = %v, %v, %v, want a reply", m, kind, ev, err)
+		if f := p.decode([]byte(m)); f.Push {
+			t.Errorf("decode(%s) = %+v, want a reply", m, f)
 		}
 	}
 	for _, m := range []string{`{"code":1,"data":[]}`, `{"data":{"s":"A","type":"quote","ld":"x"}}`, `[]`, `{"data":{}`} {
-		if kind, ev, err := p.decode([]byte(m)); kind != msgPush || err == nil {
-			t.Errorf("decode(%s) = %v, %v, %v, want a failed push", m, kind, ev, err)
+		if f := p.decode([]byte(m)); !f.Push || f.Err == nil {
+			t.Errorf("decode(%s) = %+v, want a failed push", m, f)
 		}
 	}
 }

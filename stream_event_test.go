@@ -6,14 +6,16 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/d19c4e34/itick/internal/stream"
 )
 
 func TestDecodePush(t *testing.T) {
 	t.Parallel()
 	at := time.UnixMilli(1765526889000).UTC()
-	lookup := func(p streamSymbol) (streamSymbol, bool) {
-		if p.code == "700" && (p.region == "" || p.region == RegionHK) {
-			return streamSymbol{code: "700", region: RegionHK}, true
+	lookup := func(p stream.Symbol) (stream.Symbol, bool) {
+		if p.Code == "700" && (p.Region == "" || p.Region == "HK") {
+			return stream.Symbol{Code: "700", Region: "HK"}, true
 		}
 		return p, false
 	}
@@ -61,36 +63,6 @@ func TestDecodePush(t *testing.T) {
 	} {
 		if ev, err := decodePushJSON([]byte(bad), lookup); err == nil {
 			t.Errorf("decodePush(%s) = %#v, want an error", bad, ev)
-		}
-	}
-}
-
-func TestParseStreamSymbol(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in   string
-		want streamSymbol
-		err  bool
-	}{
-		{" 700$HK ", streamSymbol{code: "700", region: RegionHK}, false},
-		{"BRK.B$US", streamSymbol{code: "BRK.B", region: RegionUS}, false},
-		{"600519$SHSE$CN", streamSymbol{code: "600519", exchange: "SHSE", region: "CN"}, false},
-		{"xauusd$gb", streamSymbol{code: "xauusd", region: "gb"}, false},
-		{"700$$HK", streamSymbol{}, true},
-		{"7$A$B$HK", streamSymbol{}, true},
-		{"700", streamSymbol{}, true},
-		{"$HK", streamSymbol{}, true},
-		{"700$", streamSymbol{}, true},
-		{"7$0$HK", streamSymbol{}, true},
-		{"700$H K", streamSymbol{}, true},
-	}
-	for _, tt := range tests {
-		got, err := parseStreamSymbol(tt.in)
-		if (err != nil) != tt.err || got != tt.want {
-			t.Errorf("parseStreamSymbol(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.err)
-		}
-		if err != nil && !errors.Is(err, ErrInvalidArgument) {
-			t.Errorf("parseStreamSymbol(%q): %v does not match ErrInvalidArgument", tt.in, err)
 		}
 	}
 }

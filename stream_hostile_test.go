@@ -104,6 +104,14 @@ func hsend(ctx context.Context, c *websocket.Conn, msg string) error {
 	return c.Write(ctx, websocket.MessageText, []byte(msg))
 }
 
+// streamRequest is a request the client sends over a stream connection,
+// as the service reads it.
+type streamRequest struct {
+	Ac     string `json:"ac"`
+	Params string `json:"params"`
+	Types  string `json:"types,omitempty"`
+}
+
 func hread(ctx context.Context, c *websocket.Conn) (streamRequest, error) {
 	var req streamRequest
 	_, b, err := c.Read(ctx)

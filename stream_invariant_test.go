@@ -15,24 +15,7 @@ import (
 
 // clientView is what the Stream holds as subscribed: each product's
 // acknowledged channels.
-func clientView(s *Stream) map[string][]string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make(map[string][]string)
-	for _, sh := range s.shards {
-		for sym, set := range sh.subs {
-			for ch, e := range set {
-				if e.acked {
-					out[sym.String()] = append(out[sym.String()], string(ch))
-				}
-			}
-		}
-	}
-	for k := range out {
-		slices.Sort(out[k])
-	}
-	return out
-}
+func clientView(s *Stream) map[string][]string { return s.e.Subscriptions() }
 
 // serviceView is what the simulator holds, over every connection.
 func serviceView(sim *wssim.Server) map[string][]string {
@@ -157,12 +140,7 @@ func TestStream_UnsubscribeWithdrawsWaitingSubscribe(t *testing.T) {
 
 	errc := make(chan error, 1)
 	go func() { errc <- s.Subscribe(within(t), []string{"X$HK"}, ChannelQuote) }()
-	eventually(t, "the Subscribe to wait", func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		_, ok := s.owner["X$HK"]
-		return ok
-	})
+	eventually(t, "the Subscribe to wait", func() bool { return s.e.Holds("X$HK") })
 	if err := s.Unsubscribe(within(t), []string{"X$HK"}); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 	"golang.org/x/time/rate"
 
+	"github.com/d19c4e34/itick/internal/stream"
 	"github.com/d19c4e34/itick/internal/testutil"
 	"github.com/d19c4e34/itick/internal/wssim"
 )
@@ -271,7 +272,7 @@ func TestStream_HeartbeatNoticesSilentServer(t *testing.T) {
 			tt.fault(sim, false)
 
 			gap := next(t, s, func(ev Event) bool { _, ok := ev.(GapEvent); return ok }).(GapEvent)
-			if !errors.Is(gap.Reason, errNoPong) {
+			if !errors.Is(gap.Reason, stream.ErrNoPong) {
 				t.Errorf("gap reason = %v, want the heartbeat's", gap.Reason)
 			}
 			next(t, s, func(ev Event) bool { _, ok := ev.(TickEvent); return ok })

@@ -1,4 +1,4 @@
-package itick
+package stream
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,7 +28,10 @@ import (
 // few kilobytes.
 const maxStreamMessage = 1 << 20
 
-// closeGrace is how long a closing Stream waits for the service to answer
+// maxRefusalBody bounds what is read of a refused handshake's body.
+const maxRefusalBody = 1 << 10
+
+// closeGrace is how long a closing Engine waits for the service to answer
 // its close frame before it drops the connection.
 const closeGrace = time.Second
 
@@ -35,17 +39,17 @@ const closeGrace = time.Second
 // acknowledgement; the renewed connection carries the subscription.
 var errConnLost = errors.New("itick: stream connection lost")
 
-// errNoPong reports a connection the heartbeat found dead.
-var errNoPong = errors.New("itick: stream: ping unanswered")
+// ErrNoPong reports a connection the heartbeat found dead.
+var ErrNoPong = errors.New("itick: stream: ping unanswered")
 
-// shard is one of a Stream's connections and the products it carries. It
+// shard is one of an Engine's connections and the products it carries. It
 // outlives its sessions: each reconnection is a new session.
-type shard struct {
-	s  *Stream
+type shard[E any] struct {
+	e  *Engine[E]
 	id int
 	// subs is what the shard carries or is asked to carry: each product's
-	// channels. Guarded by s.mu.
-	subs map[streamSymbol]map[Channel]*subEntry
+	// channels. Guarded by e.mu.
+	subs map[Symbol]map[string]*subEntry
 
 	// reqMu lets one request at a time await its acknowledgement on the
 	// shard's connection. Acknowledgements carry no id, so this is what
@@ -53,97 +57,97 @@ type shard struct {
 	reqMu chan struct{}
 
 	stateMu sync.Mutex // guards the two fields below
-	ss      *session
+	ss      *session[E]
 	readyCh chan struct{} // closed while a session is up and subscribed
 }
 
-func (s *Stream) newShard() *shard {
-	sh := &shard{s: s, id: len(s.shards)}
+func (e *Engine[E]) newShard() *shard[E] {
+	sh := &shard[E]{e: e, id: len(e.shards)}
 	sh.init()
-	s.shards = append(s.shards, sh)
+	e.shards = append(e.shards, sh)
 	return sh
 }
 
-func (sh *shard) init() {
-	sh.subs = make(map[streamSymbol]map[Channel]*subEntry)
+func (sh *shard[E]) init() {
+	sh.subs = make(map[Symbol]map[string]*subEntry)
 	sh.reqMu = make(chan struct{}, 1)
 	sh.readyCh = make(chan struct{})
 }
 
 // current returns the session that is up and subscribed, or nil.
-func (sh *shard) current() *session {
+func (sh *shard[E]) current() *session[E] {
 	sh.stateMu.Lock()
 	defer sh.stateMu.Unlock()
 	return sh.ss
 }
 
 // ready returns a channel closed once a session is up and subscribed.
-func (sh *shard) ready() <-chan struct{} {
+func (sh *shard[E]) ready() <-chan struct{} {
 	sh.stateMu.Lock()
 	defer sh.stateMu.Unlock()
 	return sh.readyCh
 }
 
-// lock takes reqMu unless ctx or the Stream ends first.
-func (sh *shard) lock(ctx context.Context) error {
+// lock takes reqMu unless ctx or the Engine ends first.
+func (sh *shard[E]) lock(ctx context.Context) error {
 	select {
 	case sh.reqMu <- struct{}{}:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-sh.s.ctx.Done():
-		return ErrStreamClosed
+	case <-sh.e.ctx.Done():
+		return sh.e.cfg.ErrClosed
 	}
 }
 
-func (sh *shard) unlock() { <-sh.reqMu }
+func (sh *shard[E]) unlock() { <-sh.reqMu }
 
 // session is one WebSocket connection of a shard.
-type session struct {
-	sh     *shard
+type session[E any] struct {
+	sh     *shard[E]
 	conn   *websocket.Conn
 	ctx    context.Context // ends when the connection is unusable
 	cancel context.CancelCauseFunc
 	done   chan struct{} // closed when the reader has returned
 
-	auth  chan *message
-	acks  chan *message
+	auth  chan Reply
+	acks  chan Reply
 	pongs chan struct{}
 }
 
 // connect dials, starts the reader and waits for the service to accept
 // the token.
-func (s *Stream) connect(ctx context.Context, sh *shard) (*session, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.set.dialTimeout)
+func (e *Engine[E]) connect(ctx context.Context, sh *shard[E]) (*session[E], error) {
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.DialTimeout)
 	defer cancel()
-	hdr := s.hdr.Clone()
-	hdr.Set("token", s.c.attempt.Token)
-	conn, resp, err := websocket.Dial(ctx, s.url, &websocket.DialOptions{
-		HTTPClient: s.set.httpClient,
+	hdr := e.hdr.Clone()
+	hdr.Set("token", e.cfg.Token)
+	conn, resp, err := websocket.Dial(ctx, e.cfg.URL, &websocket.DialOptions{
+		HTTPClient: e.cfg.HTTPClient,
 		HTTPHeader: hdr,
 	})
 	if err != nil {
-		path := "/" + string(s.class)
 		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
 			// The dialer keeps at most the first KiB of a refusal's body,
-			// which is what an APIError carries anyway.
+			// which is what an error's evidence carries anyway.
 			var body []byte
 			if resp.Body != nil {
-				body, _ = io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+				body, _ = io.ReadAll(io.LimitReader(resp.Body, maxRefusalBody))
 			}
-			e := newAPIError(path, resp.StatusCode, resp.Header, body, s.c.attempt.Redactor(),
-				&codec.Failure{Message: "WebSocket handshake refused"})
-			return nil, e
+			return nil, e.cfg.Hooks.HandshakeRefused(resp.StatusCode, resp.Header, body)
 		}
-		return nil, s.cleanErr(fmt.Errorf("itick: stream %s: %w", path, err))
+		return nil, e.cleanErr(fmt.Errorf("itick: stream /%s: %w", e.cfg.Class, err))
 	}
 	conn.SetReadLimit(maxStreamMessage)
-	ss := &session{sh: sh, conn: conn, done: make(chan struct{}),
-		auth: make(chan *message, 1), acks: make(chan *message, 1), pongs: make(chan struct{}, 1)}
+	ss := &session[E]{sh: sh, conn: conn, done: make(chan struct{}),
+		auth: make(chan Reply, 1), acks: make(chan Reply, 1), pongs: make(chan struct{}, 1)}
 	ss.ctx, ss.cancel = context.WithCancelCause(context.Background())
 	go ss.read()
 
-	authed := func(m *message) error { return s.ackErr("auth", m) }
+	authed := func(m Reply) error {
+		_, err := e.ackErr("auth", m)
+		return err
+	}
 	select {
 	case m := <-ss.auth:
 		if err = authed(m); err == nil {
@@ -155,31 +159,28 @@ func (s *Stream) connect(ctx context.Context, sh *shard) (*session, error) {
 		select {
 		case m := <-ss.auth:
 			if err = authed(m); err == nil {
-				err = fmt.Errorf("itick: stream /%s: after authentication: %w", s.class, context.Cause(ss.ctx))
+				err = fmt.Errorf("itick: stream /%s: after authentication: %w", e.cfg.Class, context.Cause(ss.ctx))
 			}
 		default:
-			err = fmt.Errorf("itick: stream /%s: before authentication: %w", s.class, context.Cause(ss.ctx))
+			err = fmt.Errorf("itick: stream /%s: before authentication: %w", e.cfg.Class, context.Cause(ss.ctx))
 		}
 	case <-ctx.Done():
-		err = fmt.Errorf("itick: stream /%s: waiting for authentication: %w", s.class, ctx.Err())
+		err = fmt.Errorf("itick: stream /%s: waiting for authentication: %w", e.cfg.Class, ctx.Err())
 	}
 	ss.close(false)
-	return nil, s.cleanErr(err)
+	return nil, e.cleanErr(err)
 }
 
-// fatal reports errors no reconnection can mend.
-func fatal(err error) bool { return errors.Is(err, ErrUnauthorized) }
-
-// run keeps the shard connected until the Stream ends. first is an
+// run keeps the shard connected until the Engine ends. first is an
 // authenticated session to start with, or nil.
 //
 // The wait before each reconnection grows with every attempt, and starts
 // over only after a session stayed subscribed for a heartbeat interval:
 // a server that accepts, renews and drops at once is retried ever more
 // slowly rather than hammered.
-func (sh *shard) run(first *session) {
-	s := sh.s
-	defer s.wg.Done()
+func (sh *shard[E]) run(first *session[E]) {
+	e := sh.e
+	defer e.wg.Done()
 	var (
 		lost    time.Time // when the last good session ended
 		reason  error
@@ -189,38 +190,38 @@ func (sh *shard) run(first *session) {
 	for {
 		if ss == nil {
 			if attempt > 0 || !lost.IsZero() {
-				if !wait.Sleep(s.ctx, transport.Jitter(s.set.minBackoff, s.set.maxBackoff, attempt, rand.Float64())) {
+				if !wait.Sleep(e.ctx, transport.Jitter(e.cfg.MinBackoff, e.cfg.MaxBackoff, attempt, rand.Float64())) {
 					return
 				}
 			}
 			var err error
-			ss, err = s.connect(s.ctx, sh)
+			ss, err = e.connect(e.ctx, sh)
 			if err != nil {
-				if s.ctx.Err() != nil {
+				if e.ctx.Err() != nil {
 					return
 				}
-				if fatal(err) {
-					s.cancel(err)
+				if e.cfg.Hooks.Fatal(err) {
+					e.cancel(err)
 					return
 				}
-				s.logf(slog.LevelWarn, "itick stream connect failed", "conn", sh.id, "attempt", attempt+1, "err", err)
+				e.logf(slog.LevelWarn, "itick stream connect failed", "conn", sh.id, "attempt", attempt+1, "err", err)
 				attempt++
 				continue
 			}
 		}
-		s.logf(slog.LevelDebug, "itick stream connected", "conn", sh.id)
+		e.logf(slog.LevelDebug, "itick stream connected", "conn", sh.id)
 		up, subscribed, err := sh.serve(ss, lost, reason)
 		ss = nil
-		if s.ctx.Err() != nil {
+		if e.ctx.Err() != nil {
 			return
 		}
-		err = s.cleanErr(err)
-		s.reconnects.Add(1)
-		s.logf(slog.LevelWarn, "itick stream connection lost", "conn", sh.id, "err", err)
+		err = e.cleanErr(err)
+		e.reconnects.Add(1)
+		e.logf(slog.LevelWarn, "itick stream connection lost", "conn", sh.id, "err", err)
 		if subscribed {
 			lost, reason = time.Now(), err
 		}
-		if up >= s.set.pingInterval {
+		if up >= e.cfg.PingInterval {
 			attempt = 0
 		} else {
 			attempt++
@@ -231,15 +232,15 @@ func (sh *shard) run(first *session) {
 // serve renews the shard's subscriptions on ss, reports the gap since
 // lost, and returns when the connection ends, saying how long it stayed
 // subscribed, if it got that far.
-func (sh *shard) serve(ss *session, lost time.Time, reason error) (up time.Duration, subscribed bool, err error) {
-	s := sh.s
+func (sh *shard[E]) serve(ss *session[E], lost time.Time, reason error) (up time.Duration, subscribed bool, err error) {
+	e := sh.e
 	hbDone := make(chan struct{})
 	go func() {
 		defer close(hbDone)
-		ss.heartbeat(s.set.pingInterval, s.set.pongTimeout)
+		ss.heartbeat(e.cfg.PingInterval, e.cfg.PongTimeout)
 	}()
 	defer func() {
-		ss.close(s.ctx.Err() != nil)
+		ss.close(e.ctx.Err() != nil)
 		<-hbDone
 		if err == nil {
 			err = context.Cause(ss.ctx)
@@ -251,13 +252,13 @@ func (sh *shard) serve(ss *session, lost time.Time, reason error) (up time.Durat
 	}
 	since := time.Now()
 	if !lost.IsZero() {
-		syms := s.subscribedSymbols(sh)
-		s.gaps.Add(1)
-		s.emit(GapEvent{Conn: sh.id, From: lost, To: time.Now(), Reason: reason, Symbols: syms})
+		syms := e.subscribedSymbols(sh)
+		e.gaps.Add(1)
+		e.emit(e.cfg.Hooks.Gap(sh.id, lost, time.Now(), reason, syms))
 	}
 
 	select {
-	case <-s.ctx.Done():
+	case <-e.ctx.Done():
 	case <-ss.ctx.Done():
 	}
 	sh.stateMu.Lock()
@@ -270,25 +271,24 @@ func (sh *shard) serve(ss *session, lost time.Time, reason error) (up time.Durat
 // resubscribe sends every acknowledged subscription, grouped by channel
 // set, and marks the shard ready. It holds reqMu throughout, so an
 // Unsubscribe made meanwhile goes out after the renewal, on this session.
-func (sh *shard) resubscribe(ss *session) error {
-	s := sh.s
+func (sh *shard[E]) resubscribe(ss *session[E]) error {
+	e := sh.e
 	select {
 	case sh.reqMu <- struct{}{}:
 	case <-ss.ctx.Done():
 		return context.Cause(ss.ctx)
-	case <-s.ctx.Done():
-		return ErrStreamClosed
+	case <-e.ctx.Done():
+		return e.cfg.ErrClosed
 	}
 	defer sh.unlock()
 
-	for _, g := range s.renewals(sh) {
-		err := ss.exchange("subscribe", g.syms, g.chans)
-		var refused *StreamError
+	for _, g := range e.renewals(sh) {
+		refused, err := ss.exchange("subscribe", g.syms, g.chans)
 		switch {
-		case errors.As(err, &refused):
-			s.dropRefused(sh, g.entries)
-			s.emit(ErrorEvent{Conn: sh.id, Err: fmt.Errorf("itick: stream: renewing %d product(s) refused, now dropped: %w",
-				len(g.syms), err)})
+		case refused:
+			e.dropRefused(sh, g.entries)
+			e.emit(e.cfg.Hooks.Error(sh.id, fmt.Errorf("itick: stream: renewing %d product(s) refused, now dropped: %w",
+				len(g.syms), err)))
 		case err != nil:
 			return err
 		}
@@ -308,12 +308,12 @@ type streamRequest struct {
 
 // write sends one request, bounded by the dial timeout. A failed write
 // leaves the connection unusable, so it ends the session.
-func (ss *session) write(req streamRequest) error {
+func (ss *session[E]) write(req streamRequest) error {
 	b, err := json.Marshal(req)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ss.ctx, ss.sh.s.set.dialTimeout)
+	ctx, cancel := context.WithTimeout(ss.ctx, ss.sh.e.cfg.DialTimeout)
 	defer cancel()
 	if err := ss.conn.Write(ctx, websocket.MessageText, b); err != nil {
 		ss.cancel(fmt.Errorf("writing %s: %w", req.Ac, err))
@@ -328,47 +328,61 @@ func (ss *session) write(req streamRequest) error {
 // unread would hand it to the next request. No acknowledgement within
 // the dial timeout ends the session, since what the service holds is
 // unknown from then on; the next session renews the client's view.
-func (ss *session) exchange(action string, syms []streamSymbol, chans []Channel) error {
-	s := ss.sh.s
+// refused reports that the service refused the request, with its reason
+// in err.
+func (ss *session[E]) exchange(action string, syms []Symbol, chans []string) (refused bool, err error) {
+	e := ss.sh.e
 	select {
 	case <-ss.acks: // unsolicited: no request was waiting for it
 	default:
 	}
-	if err := ss.write(streamRequest{Ac: action, Params: joinSymbols(syms), Types: joinChannels(chans)}); err != nil {
-		return fmt.Errorf("%w: %v", errConnLost, s.cleanErr(err))
+	if err := ss.write(streamRequest{Ac: action, Params: joinSymbols(syms), Types: strings.Join(chans, ",")}); err != nil {
+		return false, fmt.Errorf("%w: %v", errConnLost, e.cleanErr(err))
 	}
-	t := time.NewTimer(s.set.dialTimeout)
+	t := time.NewTimer(e.cfg.DialTimeout)
 	defer t.Stop()
 	select {
 	case m := <-ss.acks:
-		return s.ackErr(action, m)
+		return e.ackErr(action, m)
 	case <-ss.ctx.Done():
 		select {
 		case m := <-ss.acks: // it came just before the connection ended
-			return s.ackErr(action, m)
+			return e.ackErr(action, m)
 		default:
 		}
-		return fmt.Errorf("%w: %v", errConnLost, s.cleanErr(context.Cause(ss.ctx)))
+		return false, fmt.Errorf("%w: %v", errConnLost, e.cleanErr(context.Cause(ss.ctx)))
 	case <-t.C:
-		err := fmt.Errorf("itick: stream %s: no acknowledgement within %s", action, s.set.dialTimeout)
+		err := fmt.Errorf("itick: stream %s: no acknowledgement within %s", action, e.cfg.DialTimeout)
 		ss.cancel(err)
-		return err
+		return false, err
 	}
 }
 
-// ackErr reads an acknowledgement: nil for success, a *StreamError for a
-// refusal.
-func (s *Stream) ackErr(action string, m *message) error {
-	if m.Code.N == 1 && m.Code.Text == "" {
-		return nil
+// ackErr reads an acknowledgement: nothing for success, the caller's
+// error for a refusal, its texts scrubbed.
+func (e *Engine[E]) ackErr(action string, m Reply) (refused bool, err error) {
+	if m.Code == 1 && m.CodeText == "" {
+		return false, nil
 	}
-	return &StreamError{Action: action, Code: m.Code.N, CodeText: codec.CodeText(s.red.Bound(m.Code.Text, 64)),
-		Message: s.text(string(m.Msg))}
+	m.CodeText = codec.CodeText(e.red.Bound(m.CodeText, 64))
+	m.Msg = e.text(m.Msg)
+	return true, e.cfg.Hooks.Refused(action, m)
+}
+
+func joinSymbols(syms []Symbol) string {
+	var b strings.Builder
+	for i, sym := range syms {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(sym.String())
+	}
+	return b.String()
 }
 
 // heartbeat pings every interval and ends the session when a ping goes
 // unanswered for timeout: this is what notices a silent server.
-func (ss *session) heartbeat(interval, timeout time.Duration) {
+func (ss *session[E]) heartbeat(interval, timeout time.Duration) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	wait := time.NewTimer(timeout)
@@ -395,7 +409,7 @@ func (ss *session) heartbeat(interval, timeout time.Duration) {
 		case <-ss.pongs:
 			wait.Stop()
 		case <-wait.C:
-			ss.cancel(fmt.Errorf("%w for %s", errNoPong, timeout))
+			ss.cancel(fmt.Errorf("%w for %s", ErrNoPong, timeout))
 			return
 		}
 	}
@@ -403,10 +417,11 @@ func (ss *session) heartbeat(interval, timeout time.Duration) {
 
 // read turns every message into an event or hands it to whoever waits for
 // it, until the connection fails.
-func (ss *session) read() {
+func (ss *session[E]) read() {
 	defer close(ss.done)
-	s := ss.sh.s
-	dec := newPushDecoder(s.matcher(ss.sh))
+	e := ss.sh.e
+	st := codec.NewState()
+	dec := e.cfg.Hooks.NewDecoder(e.matcher(ss.sh), e.red)
 	// The reads take a context that never ends, which costs the WebSocket
 	// library nothing per frame; the session's context ends them by
 	// closing the connection instead.
@@ -423,38 +438,34 @@ func (ss *session) read() {
 			ss.cancel(fmt.Errorf("itick: stream read: %w", err))
 			return
 		}
-		kind, ev, err := dec.decode(buf.Bytes())
-		if kind == msgPush {
-			if err != nil {
-				s.emit(ErrorEvent{Conn: ss.sh.id, Err: s.cleanErr(err)})
-				continue
-			}
-			s.received.Add(1)
-			s.emit(ev)
-			continue
-		}
-		m, err := decodeReply(buf.Bytes())
-		if err != nil {
-			s.emit(ErrorEvent{Conn: ss.sh.id, Err: s.cleanErr(err)})
-			continue
-		}
-		// Route by resAc, then by what data holds, never by code: code
-		// is 1 on success here, 0 on the legacy kline push, and absent
-		// on a pong.
+		f := Decode(st, dec, buf.Bytes())
 		switch {
-		case m.ResAc == "pong":
-			offer(ss.pongs, struct{}{})
-		case m.ResAc == "auth":
-			offer(ss.auth, m)
-		case m.ResAc == "subscribe" || m.ResAc == "unsubscribe":
-			offer(ss.acks, m)
-		case m.ResAc != "":
-			// A reply to nothing the SDK sends.
-		case errtext.Fails(m.Msg):
-			// Not a push: the connect message, or a refusal of the token
-			// that names no action.
-			offer(ss.auth, m)
+		case f.Err != nil:
+			e.emit(e.cfg.Hooks.Error(ss.sh.id, e.cleanErr(f.Err)))
+		case f.Push:
+			e.received.Add(1)
+			e.emit(f.Event)
+		default:
+			ss.route(f.Reply)
 		}
+	}
+}
+
+// route hands a reply to whoever waits for it.
+func (ss *session[E]) route(m Reply) {
+	switch {
+	case m.ResAc == "pong":
+		offer(ss.pongs, struct{}{})
+	case m.ResAc == "auth":
+		offer(ss.auth, m)
+	case m.ResAc == "subscribe" || m.ResAc == "unsubscribe":
+		offer(ss.acks, m)
+	case m.ResAc != "":
+		// A reply to nothing the SDK sends.
+	case errtext.Fails(m.Msg):
+		// Not a push: the connect message, or a refusal of the token
+		// that names no action.
+		offer(ss.auth, m)
 	}
 }
 
@@ -475,7 +486,7 @@ func offer[T any](ch chan T, v T) {
 
 // close ends the connection, with a close handshake when graceful, and
 // waits for the reader.
-func (ss *session) close(graceful bool) {
+func (ss *session[E]) close(graceful bool) {
 	if graceful {
 		done := make(chan struct{})
 		go func() {
@@ -486,7 +497,7 @@ func (ss *session) close(graceful bool) {
 		select {
 		case <-done:
 		case <-t.C:
-			ss.cancel(ErrStreamClosed) // the reader's context: closes the socket
+			ss.cancel(ss.sh.e.cfg.ErrClosed) // the reader's context: closes the socket
 			<-done
 		}
 		t.Stop()
@@ -497,31 +508,6 @@ func (ss *session) close(graceful bool) {
 	<-ss.done
 }
 
-// handshakeTransport returns the transport handshakes use unless
-// WithStreamHTTPClient sets one: a copy of base, else of
-// http.DefaultTransport, when that is an *http.Transport, with keep-alives
-// off; nil when neither is (a program wrapped them), which leaves the
-// handshake to http.DefaultClient.
-//
-// A copy, because a handshake's connection is never reused (a successful
-// one is taken over by the WebSocket, a refused one is done with), while
-// net/http finishes a dial even after its request is cancelled and keeps
-// the connection idle for later requests: a Stream closed during a
-// reconnection would otherwise leave a connection, and the goroutines
-// that serve it, in the REST pool for as long as the pool keeps it.
-func handshakeTransport(base http.RoundTripper) *http.Transport {
-	t, ok := base.(*http.Transport)
-	if !ok {
-		t, ok = http.DefaultTransport.(*http.Transport)
-	}
-	if !ok {
-		return nil
-	}
-	t = t.Clone()
-	t.DisableKeepAlives = true
-	return t
-}
-
 // errOtherOrigin refuses a handshake redirect that leaves the stream URL's
 // origin: the request carries the token.
 var errOtherOrigin = errors.New("itick: stream: redirect to another origin not followed (the token goes only to the stream URL's origin)")
@@ -530,9 +516,10 @@ var errOtherOrigin = errors.New("itick: stream: redirect to another origin not f
 // that follows a handshake redirect only within origin, so the token
 // header goes nowhere else. Not following is clearer than following
 // without the token, which the service would refuse as unauthorized and
-// so end the Stream on a token that is fine. hc's own CheckRedirect, if
+// so end the Engine on a token that is fine. hc's own CheckRedirect, if
 // any, is asked next.
-func handshakeClient(hc *http.Client, origin *url.URL) *http.Client {
+func handshakeClient(hc *http.Client, rawURL string) *http.Client {
+	origin, _ := url.Parse(rawURL)
 	var c http.Client
 	if hc != nil {
 		c = *hc

@@ -1,14 +1,14 @@
-package itick
+package stream
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"slices"
+	"strings"
 )
 
-// The bookkeeping that keeps a Stream's view of what is subscribed equal
-// to the service's. Every subscribe or unsubscribe on a connection holds
+// The ledger: the bookkeeping that keeps the Engine's view of what is subscribed equal
+// to the service'e. Every subscribe or unsubscribe on a connection holds
 // the shard's reqMu until its acknowledgement is read, so each
 // acknowledgement answers the request before it; a request whose caller
 // gives up is finished by a worker goroutine that still reads the
@@ -26,8 +26,8 @@ type subEntry struct {
 
 // claim is one Subscribe call's interest in one entry.
 type claim struct {
-	sym  streamSymbol
-	ch   Channel
+	sym  Symbol
+	ch   string
 	e    *subEntry
 	held bool // a worker has it in a request; only the worker lets go of it
 	done bool // released: it no longer counts among e's waiters
@@ -35,36 +35,36 @@ type claim struct {
 
 // claimGroup is products sent in one request, with the same channels.
 type claimGroup struct {
-	syms   []streamSymbol
-	chans  []Channel
+	syms   []Symbol
+	chans  []string
 	claims []*claim
 }
 
 // renewal is acknowledged products renewed in one request.
 type renewal struct {
-	syms    []streamSymbol
-	chans   []Channel
-	entries map[streamSymbol]map[Channel]*subEntry
+	syms    []Symbol
+	chans   []string
+	entries map[Symbol]map[string]*subEntry
 }
 
 // subscribe sends the shard's claims once its connection is up, and again
 // on the next connection if this one goes down before the
 // acknowledgement. It returns once every claim is acknowledged, refused or
 // withdrawn, or ctx ends.
-func (sh *shard) subscribe(ctx context.Context, claims []*claim) error {
-	s := sh.s
+func (sh *shard[E]) subscribe(ctx context.Context, claims []*claim) error {
+	e := sh.e
 	for {
 		select {
 		case <-sh.ready():
 		case <-ctx.Done():
-			s.releaseFree(sh, claims)
+			e.releaseFree(sh, claims)
 			return ctx.Err()
-		case <-s.ctx.Done():
-			s.releaseFree(sh, claims)
-			return ErrStreamClosed
+		case <-e.ctx.Done():
+			e.releaseFree(sh, claims)
+			return e.cfg.ErrClosed
 		}
 		if err := sh.lock(ctx); err != nil {
-			s.releaseFree(sh, claims)
+			e.releaseFree(sh, claims)
 			return err
 		}
 		ss := sh.current()
@@ -72,14 +72,14 @@ func (sh *shard) subscribe(ctx context.Context, claims []*claim) error {
 			sh.unlock()
 			continue
 		}
-		groups, prior := s.takeClaims(sh, claims)
+		groups, prior := e.takeClaims(sh, claims)
 		if len(groups) == 0 {
 			sh.unlock()
 			return prior
 		}
 		res := make(chan error, 1)
 		go func() {
-			defer s.wg.Done() // added by takeClaims
+			defer e.wg.Done() // added by takeClaims
 			defer sh.unlock()
 			res <- sh.sendClaims(ctx, ss, groups)
 		}()
@@ -92,7 +92,7 @@ func (sh *shard) subscribe(ctx context.Context, claims []*claim) error {
 				return err
 			}
 		case <-ctx.Done():
-			s.releaseFree(sh, claims)
+			e.releaseFree(sh, claims)
 			return ctx.Err()
 		}
 	}
@@ -102,15 +102,15 @@ func (sh *shard) subscribe(ctx context.Context, claims []*claim) error {
 // withdrawn, acknowledged or refused through another call) and groups the
 // rest, held and in flight, into requests the connection takes. It
 // returns a refusal another call met for one of the claims. When it
-// returns groups, it has added the worker that sends them to s.wg.
-func (s *Stream) takeClaims(sh *shard, claims []*claim) ([]claimGroup, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// returns groups, it has added the worker that sends them to e.wg.
+func (e *Engine[E]) takeClaims(sh *shard[E], claims []*claim) ([]claimGroup, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	var refusal error
-	if s.closing {
-		refusal = ErrStreamClosed
+	if e.closing {
+		refusal = e.cfg.ErrClosed
 	}
-	chans := make(map[streamSymbol][]Channel)
+	chans := make(map[Symbol][]string)
 	byKey := make(map[string]*claimGroup)
 	var keys []string
 	for _, c := range claims {
@@ -120,8 +120,8 @@ func (s *Stream) takeClaims(sh *shard, claims []*claim) ([]claimGroup, error) {
 		if c.done {
 			continue
 		}
-		if s.closing || sh.subs[c.sym][c.ch] != c.e || c.e.acked || c.e.refused != nil {
-			s.release(sh, c)
+		if e.closing || sh.subs[c.sym][c.ch] != c.e || c.e.acked || c.e.refused != nil {
+			e.release(sh, c)
 			continue
 		}
 		chans[c.sym] = append(chans[c.sym], c.ch)
@@ -132,7 +132,7 @@ func (s *Stream) takeClaims(sh *shard, claims []*claim) ([]claimGroup, error) {
 		}
 		cs := chans[c.sym]
 		slices.Sort(cs)
-		key := joinChannels(cs)
+		key := strings.Join(cs, ",")
 		g := byKey[key]
 		if g == nil {
 			g = &claimGroup{chans: cs}
@@ -148,7 +148,7 @@ func (s *Stream) takeClaims(sh *shard, claims []*claim) ([]claimGroup, error) {
 	var groups []claimGroup
 	for _, key := range keys {
 		g := byKey[key]
-		for chunk := range slices.Chunk(g.syms, s.set.symbolsPerConn) {
+		for chunk := range slices.Chunk(g.syms, e.cfg.SymbolsPerConn) {
 			part := claimGroup{syms: chunk, chans: g.chans}
 			for _, c := range g.claims {
 				if slices.Contains(chunk, c.sym) {
@@ -159,7 +159,7 @@ func (s *Stream) takeClaims(sh *shard, claims []*claim) ([]claimGroup, error) {
 		}
 	}
 	if len(groups) > 0 {
-		s.wg.Add(1) // s.closing is false: Wait has not begun
+		e.wg.Add(1) // e.closing is false: Wait has not begun
 	}
 	return groups, refusal
 }
@@ -168,29 +168,28 @@ func (s *Stream) takeClaims(sh *shard, claims []*claim) ([]claimGroup, error) {
 // acknowledgement, whether or not the caller still waits: it owns the
 // claims in groups until it returns. It stops before a group once ctx
 // has ended, and after a refusal.
-func (sh *shard) sendClaims(ctx context.Context, ss *session, groups []claimGroup) error {
-	s := sh.s
+func (sh *shard[E]) sendClaims(ctx context.Context, ss *session[E], groups []claimGroup) error {
+	e := sh.e
 	for i, g := range groups {
 		if i > 0 && ctx.Err() != nil {
-			s.letGo(sh, ctx, groups[i:], true)
+			e.letGo(sh, ctx, groups[i:], true)
 			return ctx.Err()
 		}
-		err := ss.exchange("subscribe", g.syms, g.chans)
-		var refused *StreamError
+		refused, err := ss.exchange("subscribe", g.syms, g.chans)
 		switch {
 		case err == nil:
-			s.settle(sh, g, nil)
-		case errors.As(err, &refused):
-			s.settle(sh, g, err)
-			s.letGo(sh, ctx, groups[i+1:], true)
+			e.settle(sh, g, nil)
+		case refused:
+			e.settle(sh, g, err)
+			e.letGo(sh, ctx, groups[i+1:], true)
 			return err
 		case errors.Is(err, errConnLost):
 			// The caller sends what is left on the next connection,
 			// unless it has given up.
-			s.letGo(sh, ctx, groups[i:], false)
+			e.letGo(sh, ctx, groups[i:], false)
 			return err
 		default:
-			s.letGo(sh, ctx, groups[i:], true)
+			e.letGo(sh, ctx, groups[i:], true)
 			return err
 		}
 	}
@@ -200,9 +199,9 @@ func (sh *shard) sendClaims(ctx context.Context, ss *session, groups []claimGrou
 // settle applies the acknowledgement of g: accepted entries are
 // acknowledged, refused ones removed, unless an Unsubscribe removed them
 // meanwhile (it sends its request after this one).
-func (s *Stream) settle(sh *shard, g claimGroup, refusal error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (e *Engine[E]) settle(sh *shard[E], g claimGroup, refusal error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	for _, c := range g.claims {
 		c.held, c.e.inflight = false, false
 		current := sh.subs[c.sym][c.ch] == c.e
@@ -216,21 +215,21 @@ func (s *Stream) settle(sh *shard, g claimGroup, refusal error) {
 				sh.remove(c.sym, c.ch)
 			}
 		}
-		s.release(sh, c)
+		e.release(sh, c)
 	}
 }
 
 // letGo hands unsent claims back: to the caller when it still waits and
 // release is false, otherwise released.
-func (s *Stream) letGo(sh *shard, ctx context.Context, groups []claimGroup, release bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (e *Engine[E]) letGo(sh *shard[E], ctx context.Context, groups []claimGroup, release bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	release = release || ctx.Err() != nil
 	for _, g := range groups {
 		for _, c := range g.claims {
 			c.held, c.e.inflight = false, false
 			if release {
-				s.release(sh, c)
+				e.release(sh, c)
 			}
 		}
 	}
@@ -238,19 +237,19 @@ func (s *Stream) letGo(sh *shard, ctx context.Context, groups []claimGroup, rele
 
 // releaseFree releases the claims no worker holds, for a caller that
 // gives up.
-func (s *Stream) releaseFree(sh *shard, claims []*claim) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (e *Engine[E]) releaseFree(sh *shard[E], claims []*claim) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	for _, c := range claims {
 		if !c.held {
-			s.release(sh, c)
+			e.release(sh, c)
 		}
 	}
 }
 
 // release drops a claim's interest in its entry, and the entry itself
-// when nothing subscribed it and nobody else will send it. s.mu is held.
-func (s *Stream) release(sh *shard, c *claim) {
+// when nothing subscribed it and nobody else will send it. e.mu is held.
+func (e *Engine[E]) release(sh *shard[E], c *claim) {
 	if c.done {
 		return
 	}
@@ -262,27 +261,27 @@ func (s *Stream) release(sh *shard, c *claim) {
 }
 
 // remove deletes one channel of a product, and the product when it has no
-// channel left. s.mu is held.
-func (sh *shard) remove(sym streamSymbol, ch Channel) {
+// channel left. e.mu is held.
+func (sh *shard[E]) remove(sym Symbol, ch string) {
 	set := sh.subs[sym]
 	delete(set, ch)
 	if len(set) == 0 {
 		delete(sh.subs, sym)
-		if sh.s.owner[sym.key()] == (owned{sym, sh}) {
-			delete(sh.s.owner, sym.key())
+		if sh.e.owner[sym.Key()] == (owned[E]{sym, sh}) {
+			delete(sh.e.owner, sym.Key())
 		}
 	}
 }
 
 // renewals groups the shard's acknowledged subscriptions by channel set,
 // in requests the connection takes.
-func (s *Stream) renewals(sh *shard) []renewal {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (e *Engine[E]) renewals(sh *shard[E]) []renewal {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	byKey := make(map[string]*renewal)
 	var keys []string
 	for sym, set := range sh.subs {
-		var chans []Channel
+		var chans []string
 		for ch, e := range set {
 			if e.acked {
 				chans = append(chans, ch)
@@ -292,7 +291,7 @@ func (s *Stream) renewals(sh *shard) []renewal {
 			continue
 		}
 		slices.Sort(chans)
-		key := joinChannels(chans)
+		key := strings.Join(chans, ",")
 		r := byKey[key]
 		if r == nil {
 			r = &renewal{chans: chans}
@@ -305,11 +304,11 @@ func (s *Stream) renewals(sh *shard) []renewal {
 	var out []renewal
 	for _, key := range keys {
 		r := byKey[key]
-		slices.SortFunc(r.syms, func(a, b streamSymbol) int { return compareSymbols(a, b) })
-		for chunk := range slices.Chunk(r.syms, s.set.symbolsPerConn) {
-			part := renewal{syms: chunk, chans: r.chans, entries: make(map[streamSymbol]map[Channel]*subEntry)}
+		slices.SortFunc(r.syms, func(a, b Symbol) int { return compareSymbols(a, b) })
+		for chunk := range slices.Chunk(r.syms, e.cfg.SymbolsPerConn) {
+			part := renewal{syms: chunk, chans: r.chans, entries: make(map[Symbol]map[string]*subEntry)}
 			for _, sym := range chunk {
-				part.entries[sym] = make(map[Channel]*subEntry)
+				part.entries[sym] = make(map[string]*subEntry)
 				for _, ch := range r.chans {
 					part.entries[sym][ch] = sh.subs[sym][ch]
 				}
@@ -320,15 +319,11 @@ func (s *Stream) renewals(sh *shard) []renewal {
 	return out
 }
 
-func compareSymbols(a, b streamSymbol) int {
-	return cmp.Or(cmp.Compare(a.region, b.region), cmp.Compare(a.code, b.code), cmp.Compare(a.exchange, b.exchange))
-}
-
 // dropRefused removes the entries of a renewal the service refused, so
 // the client no longer counts what the service does not hold.
-func (s *Stream) dropRefused(sh *shard, entries map[streamSymbol]map[Channel]*subEntry) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (e *Engine[E]) dropRefused(sh *shard[E], entries map[Symbol]map[string]*subEntry) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	for sym, set := range entries {
 		for ch, e := range set {
 			if sh.subs[sym][ch] == e {
@@ -340,9 +335,9 @@ func (s *Stream) dropRefused(sh *shard, entries map[streamSymbol]map[Channel]*su
 
 // subscribedSymbols lists the shard's products with an acknowledged
 // channel, sorted.
-func (s *Stream) subscribedSymbols(sh *shard) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (e *Engine[E]) subscribedSymbols(sh *shard[E]) []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	var out []string
 	for sym, set := range sh.subs {
 		if hasAcked(set) {
@@ -353,7 +348,7 @@ func (s *Stream) subscribedSymbols(sh *shard) []string {
 	return out
 }
 
-func hasAcked(set map[Channel]*subEntry) bool {
+func hasAcked(set map[string]*subEntry) bool {
 	for _, e := range set {
 		if e.acked {
 			return true
@@ -364,13 +359,13 @@ func hasAcked(set map[Channel]*subEntry) bool {
 
 // unsubscribe sends an unsubscribe on the shard's connection, if one is
 // up; without one, the next renewal leaves the products out. It runs in
-// its own goroutine, added to s.wg by the caller, and finishes whether or
+// its own goroutine, added to e.wg by the caller, and finishes whether or
 // not the caller still waits: the client has already forgotten the
 // products, so the service must too. A refusal ends the session, so the
 // next one renews what the client holds.
-func (sh *shard) unsubscribe(syms []streamSymbol, chans []Channel) error {
-	s := sh.s
-	defer s.wg.Done()
+func (sh *shard[E]) unsubscribe(syms []Symbol, chans []string) error {
+	e := sh.e
+	defer e.wg.Done()
 	if err := sh.lock(context.Background()); err != nil {
 		return err
 	}
@@ -379,11 +374,10 @@ func (sh *shard) unsubscribe(syms []streamSymbol, chans []Channel) error {
 	if ss == nil {
 		return nil
 	}
-	for chunk := range slices.Chunk(syms, s.set.symbolsPerConn) {
-		err := ss.exchange("unsubscribe", chunk, chans)
-		var refused *StreamError
+	for chunk := range slices.Chunk(syms, e.cfg.SymbolsPerConn) {
+		refused, err := ss.exchange("unsubscribe", chunk, chans)
 		switch {
-		case errors.As(err, &refused):
+		case refused:
 			ss.cancel(err)
 			return err
 		case err != nil:

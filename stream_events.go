@@ -1,14 +1,10 @@
 package itick
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/d19c4e34/itick/internal/batch"
-	"github.com/d19c4e34/itick/internal/codec"
 )
 
 // Channel is a kind of push a Stream subscribes to: ChannelQuote,
@@ -117,19 +113,19 @@ type ErrorEvent struct {
 
 // Symbol is the product as subscribed: code$REGION, or
 // code$EXCHANGE$REGION.
-func (e QuoteEvent) Symbol() string { return streamSymbol{e.Code, e.Exchange, e.Region}.String() }
+func (e QuoteEvent) Symbol() string { return streamSymbol(e.Code, e.Exchange, e.Region) }
 
 // Symbol is the product as subscribed: code$REGION, or
 // code$EXCHANGE$REGION.
-func (e TickEvent) Symbol() string { return streamSymbol{e.Code, e.Exchange, e.Region}.String() }
+func (e TickEvent) Symbol() string { return streamSymbol(e.Code, e.Exchange, e.Region) }
 
 // Symbol is the product as subscribed: code$REGION, or
 // code$EXCHANGE$REGION.
-func (e DepthEvent) Symbol() string { return streamSymbol{e.Code, e.Exchange, e.Region}.String() }
+func (e DepthEvent) Symbol() string { return streamSymbol(e.Code, e.Exchange, e.Region) }
 
 // Symbol is the product as subscribed: code$REGION, or
 // code$EXCHANGE$REGION.
-func (e KlineEvent) Symbol() string { return streamSymbol{e.Code, e.Exchange, e.Region}.String() }
+func (e KlineEvent) Symbol() string { return streamSymbol(e.Code, e.Exchange, e.Region) }
 
 func (QuoteEvent) streamEvent() {}
 func (TickEvent) streamEvent()  {}
@@ -166,104 +162,4 @@ func (e *StreamError) Is(target error) bool {
 		return true
 	}
 	return (&APIError{Code: e.Code, CodeText: e.CodeText, Message: e.Message}).Is(target)
-}
-
-// streamSymbol is a product on the wire: code$REGION, or
-// code$EXCHANGE$REGION for a stock of a secondary exchange. Its fields
-// keep the case the caller wrote; key tells products apart, ignoring case,
-// as the service does.
-type streamSymbol struct {
-	code     string
-	exchange string
-	region   Region
-}
-
-func (s streamSymbol) String() string {
-	if s.exchange != "" {
-		return s.code + "$" + s.exchange + "$" + string(s.region)
-	}
-	if s.region == "" {
-		return s.code
-	}
-	return s.code + "$" + string(s.region)
-}
-
-// key is the product's identity: its wire form in upper case.
-func (s streamSymbol) key() string { return strings.ToUpper(s.String()) }
-
-// parseStreamSymbol reads "code$REGION" or "code$EXCHANGE$REGION", trimmed.
-func parseStreamSymbol(raw string) (streamSymbol, error) {
-	t := strings.TrimSpace(raw)
-	rest, region, ok := cutLast(t, '$')
-	if !ok {
-		return streamSymbol{}, invalidArg("stream symbol %q is not code$REGION or code$EXCHANGE$REGION", raw)
-	}
-	var exchange string
-	if c, e, ok := cutLast(rest, '$'); ok {
-		rest, exchange = c, e
-		if err := validExchange(exchange); err != nil {
-			return streamSymbol{}, invalidArg("stream symbol %q: %v", raw, err)
-		}
-	}
-	code, err := batch.Code(rest)
-	if err != nil {
-		return streamSymbol{}, invalidArg("stream symbol %q: %v", raw, err)
-	}
-	if strings.Contains(code, "$") {
-		return streamSymbol{}, invalidArg("stream symbol %q has more than two $", raw)
-	}
-	if err := Region(region).validate(); err != nil {
-		return streamSymbol{}, fmt.Errorf("stream symbol %q: %w", raw, err)
-	}
-	return streamSymbol{code: code, exchange: exchange, region: Region(region)}, nil
-}
-
-// validExchange checks the EXCHANGE of code$EXCHANGE$REGION: a name such
-// as SHSE or NASDAQ, so a letter first, then letters, digits, '_' or '-'.
-func validExchange(e string) error {
-	if e == "" {
-		return errors.New("exchange is empty")
-	}
-	for i, c := range e {
-		letter := c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
-		if !letter && (i == 0 || (c < '0' || c > '9') && c != '_' && c != '-') {
-			return fmt.Errorf("exchange %q is not a name (a letter, then letters, digits, '_' or '-')", e)
-		}
-	}
-	return nil
-}
-
-// cutLast splits s around its last sep.
-func cutLast(s string, sep byte) (before, after string, found bool) {
-	if i := strings.LastIndexByte(s, sep); i >= 0 {
-		return s[:i], s[i+1:], true
-	}
-	return s, "", false
-}
-
-// message is a reply the service sends over a stream connection: what
-// routes it and what an acknowledgement says.
-type message struct {
-	Code  codec.Code
-	ResAc string
-	Msg   string
-}
-
-// matcher finds the subscription a pushed product belongs to, if any.
-type matcher func(pushed streamSymbol) (streamSymbol, bool)
-
-// pushedSymbol reads a push's s, which may carry a $REGION or
-// $EXCHANGE$REGION suffix, and r, which gives the region when present.
-func pushedSymbol(s string, r Region) streamSymbol {
-	sym := streamSymbol{code: s, region: r}
-	if code, region, ok := cutLast(s, '$'); ok {
-		sym.code = code
-		if sym.region == "" {
-			sym.region = Region(region)
-		}
-		if code, exchange, ok := cutLast(code, '$'); ok {
-			sym.code, sym.exchange = code, exchange
-		}
-	}
-	return sym
 }
