@@ -1,18 +1,3 @@
-// Package itick is a typed client for iTick's market-data service, both its
-// REST API and its WebSocket stream: order-book depth, quotes, K-line
-// candles and ticks for stocks, crypto, forex, futures, funds and indices,
-// plus stock splits, IPOs, reference data and news.
-//
-// A Client validates input before sending anything, splits batch calls into
-// chunks the plan allows and runs them concurrently, paces every attempt on
-// a rate limiter, retries what is worth retrying, and reports failures as
-// errors that match ErrUnauthorized, ErrRateLimited and the other sentinels.
-// It is safe for concurrent use.
-//
-// Client.Stream opens the live feed for one asset class: Subscribe to
-// products and channels, read quotes, ticks, depth and klines from Events,
-// and the Stream reconnects and subscribes again on its own, reporting each
-// outage as a GapEvent.
 package itick
 
 import (

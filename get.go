@@ -12,23 +12,15 @@ import (
 	"github.com/d19c4e34/itick/internal/redact"
 )
 
-// Get calls an endpoint the SDK does not model, under every rule of the
-// typed calls: the rate limiter, retries and Retry-After, the success rule,
-// the response size bound, token redaction and logging. It decodes the
-// envelope's data into out as encoding/json would (a *json.RawMessage
-// takes the bytes as they are); a nil out discards the data, and the call
-// still fails as any typed call would.
-//
-// path is the endpoint's path, such as "/stock/quote", joined to the base
-// URL's own path; it is in escaped form, as it appears in a URL. The query
-// string goes in query, which may be nil. A path that is empty or relative,
-// or that carries a scheme, a host, '?', '#', a backslash, an empty segment
-// other than a trailing slash, or a segment that decodes to "." or ".." or
-// contains an encoded '/' or '\' (however many times it was
-// percent-encoded), is an error matching ErrInvalidArgument, and nothing is
-// sent: servers and proxies disagree on how they read such paths, and the
-// call must reach the endpoint it names on the base URL's origin and no
-// other.
+// Get calls an endpoint the SDK does not model, such as "/stock/quote",
+// under every rule of the typed calls: the limiter, retries, the success
+// rule, the size bound, redaction and logging. It decodes the envelope's
+// data into out as encoding/json would; a nil out discards it. path is in
+// escaped form and joins the base URL's own path; query may be nil. A path
+// that is empty or relative, carries a scheme, host, '?', '#' or backslash,
+// has an empty segment other than a trailing slash, or a segment that
+// decodes (however many times) to "." or ".." or holds an encoded '/' or
+// '\', is ErrInvalidArgument and nothing is sent.
 func (c *Client) Get(ctx context.Context, path string, query url.Values, out any) error {
 	if err := checkRawPath(path); err != nil {
 		return err

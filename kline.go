@@ -174,3 +174,50 @@ func (m market) klines(ctx context.Context, region Region, codes []string, inter
 	}
 	return out, err
 }
+
+// DefaultPageSize is the number of candles a range call asks for per
+// request unless WithPageSize says otherwise: the service's bound,
+// MaxKlineLimit. The largest page takes the fewest requests, and on a
+// per-minute quota requests are what a backfill waits for.
+const DefaultPageSize = MaxKlineLimit
+
+// WithPageSize sets how many candles per code each request of KlineRange or
+// KlinesRange asks for: 1 to MaxKlineLimit, DefaultPageSize by default.
+// Smaller pages only cost more requests; they suit a service or proxy that
+// answers large pages slowly. Other calls refuse it: their limit is the
+// page.
+func WithPageSize(n int) KlineOption {
+	return func(o *klineOptions) { o.pageSize, o.pageSizeSet = n, true }
+}
+
+// WithProgress makes KlineRange and KlinesRange call fn after every page
+// that arrives, so a long backfill can show how far it has come. Calls are
+// never concurrent and hold up the range call while they run, so fn should
+// return quickly. Other calls refuse it.
+func WithProgress(fn func(RangeProgress)) KlineOption {
+	return func(o *klineOptions) { o.progress = fn }
+}
+
+// RangeProgress is how far a KlineRange or KlinesRange call has come.
+type RangeProgress struct {
+	Requests int       // requests answered so far; each carried up to a batch of codes
+	Candles  int       // candles of the range received so far, every code together
+	Codes    int       // codes in the call
+	Done     int       // codes whose range is complete, or whose history ran out
+	From, To time.Time // the range; To is capped at the time of the call
+	// Reached is how far back every code not yet done is complete: each
+	// has every candle from Reached to To. It is From once all are done.
+	Reached time.Time
+
+	fraction float64
+}
+
+// Fraction is the share of the range covered so far, from 0 to 1: the
+// average over the codes of the part of From..To each has received, a
+// finished code counting as whole.
+func (p RangeProgress) Fraction() float64 {
+	if p.Codes == 0 || p.Done >= p.Codes {
+		return 1
+	}
+	return p.fraction
+}

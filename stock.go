@@ -93,28 +93,11 @@ func (s *StockService) KlineRange(ctx context.Context, region Region, code strin
 }
 
 // KlinesRange returns every candle with from <= Time < to of many stocks,
-// oldest first with no duplicates, keyed by code; a code with no candle in
-// the range is absent. A to in the future means now.
-//
-// It asks the batch endpoint for pages of WithPageSize candles (default
-// DefaultPageSize) ending just before to, then just before each code's
-// oldest candle so far, until a page reaches from. One request serves a
-// chunk of codes whose pages end at the same time, chunks go out as any
-// batch call's do, and every request waits on the client's limiter. A
-// service that treats et as inclusive or exclusive, answers with pages that
-// overlap or are shorter than asked, gets the same result. A page that
-// brings a code nothing older ends that code's range (its history ran out),
-// so the call never loops.
-//
-// A failure ends the failing codes' ranges; a 429 that was not waited out,
-// or the end of ctx, ends every range. What arrived comes back, each
-// code's candles being the newest part of its range, with a *BatchError
-// naming the codes whose ranges are incomplete: asking again for
-// [from, first candle's Time) completes them. When the codes fit in one
-// chunk the error comes as it is, and ErrUnauthorized and ErrPlanLimit
-// always do, with no results. WithEnd is ErrInvalidArgument here; so are
-// from >= to, a zero from or to, and an unknown interval. WithProgress
-// reports each page, and each page is a debug line in the client's log.
+// oldest first with no duplicates, keyed by code, however many requests
+// that takes; codes whose pages end together share each request. On a
+// failure, what arrived comes back with a *BatchError naming the codes
+// whose ranges are incomplete. See the package documentation's
+// Backfilling section.
 func (s *StockService) KlinesRange(ctx context.Context, region Region, codes []string, interval Interval, from, to time.Time, opts ...KlineOption) (map[string][]Kline, error) {
 	return s.m.klinesRange(ctx, region, codes, interval, from, to, opts)
 }
