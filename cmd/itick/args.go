@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/d19c4e34/itick"
+)
+
+// market is what every asset-class service of the SDK offers, so one
+// command serves all six.
+type market interface {
+	Quotes(ctx context.Context, region itick.Region, codes []string) (map[string]itick.Quote, error)
+	Depth(ctx context.Context, region itick.Region, code string) (*itick.DepthBook, error)
+	Klines(ctx context.Context, region itick.Region, codes []string, interval itick.Interval, limit int,
+		opts ...itick.KlineOption) (map[string][]itick.Kline, error)
+	KlinesRange(ctx context.Context, region itick.Region, codes []string, interval itick.Interval, from, to time.Time,
+		opts ...itick.KlineOption) (map[string][]itick.Kline, error)
+}
+
+// classNames maps what a user may type to the asset class.
+var classNames = map[string]itick.AssetType{
+	"stock": itick.AssetStock, "stocks": itick.AssetStock,
+	"crypto": itick.AssetCrypto,
+	"forex":  itick.AssetForex, "fx": itick.AssetForex,
+	"future": itick.AssetFuture, "futures": itick.AssetFuture,
+	"fund": itick.AssetFund, "funds": itick.AssetFund,
+	"indices": itick.AssetIndices, "index": itick.AssetIndices,
+}
+
+const classList = "stock, crypto, forex, future, fund or indices"
+
+func parseClass(s string) (itick.AssetType, error) {
+	if c, ok := classNames[strings.ToLower(strings.TrimSpace(s))]; ok {
+		return c, nil
+	}
+	return "", invalidf("class %q is not %s", s, classList)
+}
+
+// marketOf returns the client's service for class.
+func marketOf(c *itick.Client, class itick.AssetType) market {
+	switch class {
+	case itick.AssetCrypto:
+		return c.Crypto
+	case itick.AssetForex:
+		return c.Forex
+	case itick.AssetFuture:
+		return c.Future
+	case itick.AssetFund:
+		return c.Fund
+	case itick.AssetIndices:
+		return c.Indices
+	}
+	return c.Stock
+}
+
+// parseRegion reads a market code such as HK or us. The set is open, so
+// only its shape is checked here.
+func parseRegion(s string) (itick.Region, error) {
+	r := strings.ToUpper(strings.TrimSpace(s))
+	if r == "" || strings.ContainsFunc(r, func(c rune) bool { return !('A' <= c && c <= 'Z' || '0' <= c && c <= '9') }) {
+		return "", invalidf("region %q is not a market code such as US, HK or GB", s)
+	}
+	return itick.Region(r), nil
+}
+
+// parseCodes trims the codes and drops repeats, keeping the first of each
+// in its order, so rows come out in the order asked for. A code in the
+// stream's code$REGION form gets a clear refusal rather than a puzzling
+// answer.
+func parseCodes(args []string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, a := range args {
+		c := strings.TrimSpace(a)
+		switch {
+		case c == "":
+			return nil, invalidf("an empty code")
+		case strings.Contains(c, "$"):
+			return nil, invalidf("code %q: give the region as its own argument, as in \"stock HK 700\"", a)
+		case strings.Contains(c, ","):
+			return nil, invalidf("code %q: give codes as separate arguments, not joined by commas", a)
+		}
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// intervals are the candle intervals by their short name ("1m", "1d").
+var intervals = func() map[string]itick.Interval {
+	m := map[string]itick.Interval{}
+	for i := itick.OneMinute; i <= itick.OneMonth; i++ {
+		m[i.String()] = i
+	}
+	return m
+}()
+
+const intervalList = "1m, 5m, 15m, 30m, 1h, 2h, 4h, 1d, 1w or 1M"
+
+func parseInterval(s string) (itick.Interval, error) {
+	if i, ok := intervals[strings.TrimSpace(s)]; ok {
+		return i, nil
+	}
+	return 0, invalidf("interval %q is not %s", s, intervalList)
+}
+
+// parseTime reads a date (2024-01-31, midnight UTC) or an RFC 3339 time.
+func parseTime(flag, s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	return time.Time{}, invalidf("--%s %q is not a date (2024-01-31) or an RFC 3339 time (2024-01-31T09:30:00Z)", flag, s)
+}
+
+// lookup finds code's entry in a result map, whose keys are as the service
+// sent them: the same code, maybe in another case.
+func lookup[V any](m map[string]V, code string) (V, bool) {
+	if v, ok := m[code]; ok {
+		return v, true
+	}
+	for k, v := range m {
+		if strings.EqualFold(k, code) {
+			return v, true
+		}
+	}
+	var zero V
+	return zero, false
+}
+
+// exactArgs, minArgs and rangeArgs check the number of arguments; a wrong
+// number is a usage error, with the command's use line.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageError{fmt.Sprintf("%s takes %d arguments, got %d: itick %s", cmd.Name(), n, len(args), cmd.Use)}
+		}
+		return nil
+	}
+}
+
+func minArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usageError{fmt.Sprintf("%s takes at least %d arguments, got %d: itick %s", cmd.Name(), n, len(args), cmd.Use)}
+		}
+		return nil
+	}
+}

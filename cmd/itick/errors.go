@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/d19c4e34/itick"
+)
+
+// Exit codes, one per kind of failure, as "itick help" documents them.
+const (
+	exitOK           = 0
+	exitFailure      = 1 // network and anything else
+	exitUsage        = 2
+	exitInvalid      = 3
+	exitUnauthorized = 4
+	exitRateLimited  = 5
+	exitNotFound     = 6 // not found, or beyond the plan
+	exitInterrupted  = 130
+)
+
+// usageError is a command line the commands cannot read: its shape, not a
+// value in it.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// invalidf reports a value the command cannot use; it matches
+// itick.ErrInvalidArgument, as the SDK's own refusals do.
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", itick.ErrInvalidArgument, fmt.Sprintf(format, args...))
+}
+
+// timeoutError is the cause of a context that --timeout ended.
+type timeoutError struct{ d time.Duration }
+
+func (e timeoutError) Error() string { return fmt.Sprintf("gave up after %s (--timeout)", e.d) }
+
+// interruptedError reports work cut short by Ctrl-C, saying what was kept.
+type interruptedError struct{ detail string }
+
+func (e interruptedError) Error() string {
+	if e.detail == "" {
+		return "interrupted"
+	}
+	return "interrupted: " + e.detail
+}
+
+// missingError names requested codes the service sent nothing for.
+type missingError struct{ codes []string }
+
+func (e missingError) Error() string {
+	return fmt.Sprintf("no data for %s", strings.Join(e.codes, ", "))
+}
+
+func (e missingError) Is(target error) bool { return target == itick.ErrNotFound }
+
+// missingErr is a missingError for codes, or nil when there are none.
+func missingErr(codes []string) error {
+	if len(codes) == 0 {
+		return nil
+	}
+	return missingError{codes}
+}
+
+// withTimeout turns an error caused by the end of a --timeout context into
+// one that says so, keeping the original for errors.Is.
+func withTimeout(ctx context.Context, err error) error {
+	var te timeoutError
+	if err == nil || !errors.As(context.Cause(ctx), &te) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", te, err)
+}
+
+// exit prints err as one line on stderr that says what to do, and returns
+// the exit code of its kind.
+func (a *app) exit(cmd *cobra.Command, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	code, msg := a.classify(cmd, err)
+	msg = strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", " ")), " ")
+	fmt.Fprintln(a.stderr, "itick: "+msg)
+	return code
+}
+
+func (a *app) classify(cmd *cobra.Command, err error) (int, string) {
+	help := "itick --help"
+	if cmd != nil {
+		help = cmd.CommandPath() + " --help"
+	}
+	var ue usageError
+	var ie interruptedError
+	var apiErr *itick.APIError
+	var te timeoutError
+	var netErr net.Error
+	text := detail(err)
+	quotaHit, quotaWait := a.quota.wait()
+	switch {
+	case errors.As(err, &ue) || !a.ran:
+		return exitUsage, fmt.Sprintf("%s (see %s)", text, help)
+	case errors.As(err, &ie):
+		return exitInterrupted, ie.Error()
+	case a.sig.interrupted() && errors.Is(err, context.Canceled):
+		return exitInterrupted, "interrupted"
+	case errors.Is(err, itick.ErrUnauthorized):
+		return exitUnauthorized, fmt.Sprintf("the service refused the token (%s): set ITICK_TOKEN to a valid token, "+
+			"and ITICK_BASE_URL if your account has its own host", text)
+	case errors.Is(err, itick.ErrRateLimited):
+		d := time.Duration(0)
+		if errors.As(err, &apiErr) {
+			d = apiErr.RetryAfter
+		}
+		if d == 0 {
+			_, d = a.quota.wait()
+		}
+		return exitRateLimited, fmt.Sprintf("the quota is spent (%s): %s", text, tryAgain(d))
+	case errors.Is(err, context.DeadlineExceeded) && quotaHit:
+		ran := "the time ran out"
+		if errors.As(err, &te) {
+			ran = fmt.Sprintf("--timeout %s passed", te.d)
+		}
+		return exitRateLimited, fmt.Sprintf("the quota is spent: the service answered HTTP 429, and %s while the "+
+			"client waited for room: %s", ran, tryAgain(quotaWait))
+	case errors.Is(err, itick.ErrInvalidArgument):
+		return exitInvalid, fmt.Sprintf("%s (see %s)", text, help)
+	case errors.Is(err, itick.ErrPlanLimit):
+		return exitNotFound, fmt.Sprintf("beyond what the plan allows (%s): pass --plan with your plan (now %s), "+
+			"or ask for fewer codes or symbols", text, a.planShown())
+	case errors.Is(err, itick.ErrNotFound):
+		return exitNotFound, fmt.Sprintf("%s: check the class, region and codes; the plan may not cover that market", text)
+	case errors.As(err, &te):
+		return exitFailure, fmt.Sprintf("%s: raise --timeout, or check the network", text)
+	case errors.As(err, &netErr) || errors.Is(err, context.DeadlineExceeded):
+		return exitFailure, fmt.Sprintf("cannot reach the service (%s): check the network and ITICK_BASE_URL", text)
+	default:
+		return exitFailure, text
+	}
+}
+
+// tryAgain says when a spent quota has room again: after d, when the
+// service said.
+func tryAgain(d time.Duration) string {
+	if d <= 0 {
+		return "try again in a minute"
+	}
+	r := d.Round(time.Second)
+	if r < d {
+		r += time.Second
+	}
+	return fmt.Sprintf("try again in %s (at %s)", r, time.Now().Add(r).UTC().Format("15:04:05 UTC"))
+}
+
+// planShown names the plan in force for a message.
+func (a *app) planShown() string {
+	if p, err := itick.ParsePlan(a.planName()); err == nil && a.planName() != "" {
+		return p.String()
+	}
+	return itick.PlanBase.String()
+}
+
+// detail is err's text without the SDK's package prefixes, which the
+// message's own "itick: " already gives.
+func detail(err error) string {
+	s := err.Error()
+	for strings.HasPrefix(s, "itick: ") {
+		s = strings.TrimPrefix(s, "itick: ")
+	}
+	return strings.ReplaceAll(s, ": itick: ", ": ")
+}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/markettest"
+)
+
+const rootLong = `itick calls the iTick market-data service from the shell.
+
+The token comes from ITICK_TOKEN; ITICK_BASE_URL and ITICK_PLAN apply too.
+Without ITICK_TOKEN the bundled simulator answers with synthetic data, and a
+note on stderr says so. The token never appears in any output.
+
+Formats (--format):
+  table  aligned columns for reading: the default when stdout is a terminal
+  csv    a header, then one row per line: the default when stdout is not a
+         terminal, so "itick quote stock US AAPL > quotes.csv" is clean
+  json   an array with one object per row
+  stream writes one event per line: table, csv, or json (one object per line,
+  its default when stdout is not a terminal); get always writes JSON.
+CSV and JSON carry every number exactly as the service sent it, never
+rounded; times are RFC 3339 in UTC.
+
+Exit codes:
+  0    success (also stream and sim ended with Ctrl-C)
+  1    network or other failure, or --timeout passed
+  2    usage: unknown command or flag, wrong number of arguments
+  3    invalid argument: a class, region, code, interval, date, plan or path
+       the command cannot use
+  4    unauthorized: the service refused the token (check ITICK_TOKEN)
+  5    rate limited: the quota is spent; the message says when to try again
+  6    not found, or beyond what the plan allows
+  130  interrupted (Ctrl-C) before the work was done`
+
+// app holds what every command shares: the output streams, the global
+// flags and the interrupt state.
+type app struct {
+	stdout, stderr *lineRedactor
+	outTTY, errTTY bool
+	stdoutFile     *os.File // for what must go out as it is: sim's lines
+	errFile        *os.File // the progress bar draws here directly
+	sig            *interrupts
+	quota          *quotaWatch // under the client, once open made one
+
+	format  format
+	plan    string
+	timeout time.Duration
+	debug   bool
+
+	// ran is set once a command's own code starts: an error before that
+	// came from parsing the command line.
+	ran bool
+}
+
+// run executes the command line args and returns the process's exit code.
+func run(args []string, stdout, stderr *os.File) int {
+	token := strings.TrimSpace(os.Getenv("ITICK_TOKEN"))
+	a := &app{
+		stdout:     newLineRedactor(stdout, token),
+		stderr:     newLineRedactor(stderr, token),
+		outTTY:     term.IsTerminal(int(stdout.Fd())),
+		errTTY:     term.IsTerminal(int(stderr.Fd())),
+		stdoutFile: stdout,
+		errFile:    stderr,
+	}
+	a.sig = watchInterrupts(context.Background())
+	defer a.sig.stop()
+
+	root := a.rootCommand()
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(a.sig.ctx)
+	code := a.exit(cmd, err)
+	a.stdout.Flush()
+	a.stderr.Flush()
+	return code
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "itick",
+		Short:         "The iTick market-data service from the shell",
+		Long:          rootLong,
+		Version:       versionLine(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			a.ran = true
+			return nil
+		},
+	}
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
+
+	pf := root.PersistentFlags()
+	pf.Var(&a.format, "format", "output format: table, csv or json (default: table on a terminal, else csv)")
+	pf.StringVar(&a.plan, "plan", "", "plan: free, base, professional, premium or enterprise (default: ITICK_PLAN, else base)")
+	pf.DurationVar(&a.timeout, "timeout", 0, "give up after this long; 0 waits as long as it takes (default 30s, none for klines ranges, stream and sim)")
+	pf.BoolVar(&a.debug, "debug", false, "log every request (path, query, status, duration; never the token) to stderr")
+
+	root.AddCommand(
+		a.quoteCommand(), a.depthCommand(), a.klinesCommand(), a.streamCommand(),
+		a.newsCommand(), a.statusCommand(), a.getCommand(), a.versionCommand(), a.simCommand(),
+	)
+	return root
+}
+
+// defaultTimeout bounds one-shot commands when --timeout is not given, so
+// a hung network does not hold a script forever.
+const defaultTimeout = 30 * time.Second
+
+// commandContext applies --timeout (def when the flag was not given) to ctx.
+func (a *app) commandContext(cmd *cobra.Command, def time.Duration) (context.Context, context.CancelFunc) {
+	d := def
+	if f := cmd.Flags().Lookup("timeout"); f != nil && f.Changed {
+		d = a.timeout
+	}
+	if d <= 0 {
+		return context.WithCancel(cmd.Context())
+	}
+	return context.WithTimeoutCause(cmd.Context(), d, timeoutError{d})
+}
+
+// open returns a client for the service, or for a simulator started for
+// this command when ITICK_TOKEN is unset. Offline, the simulator enforces
+// the plan the client is given.
+func (a *app) open() (*markettest.Env, error) {
+	a.quota = newQuotaWatch()
+	clientOpts := []itick.Option{
+		itick.WithUserAgent("itick-cli/" + cliVersion()),
+		itick.WithHTTPClient(a.quota.httpClient()),
+	}
+	var simOpts []markettest.Option
+	if name := a.planName(); name != "" {
+		p, err := itick.ParsePlan(name)
+		if err != nil {
+			return nil, fmt.Errorf("plan %q: %w", name, err)
+		}
+		clientOpts = append(clientOpts, itick.WithPlan(p))
+		simOpts = append(simOpts, markettest.WithPlan(p))
+	}
+	if a.debug {
+		h := slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelDebug})
+		clientOpts = append(clientOpts, itick.WithLogger(slog.New(h)))
+	}
+	env, err := markettest.OpenEnv(simOpts, clientOpts...)
+	if err != nil {
+		return nil, err
+	}
+	if env.Offline() {
+		fmt.Fprintln(a.stderr, "itick: ITICK_TOKEN is not set: the bundled simulator answers, with synthetic data")
+	}
+	return env, nil
+}
+
+// planName is --plan, or ITICK_PLAN without it.
+func (a *app) planName() string {
+	if a.plan != "" {
+		return a.plan
+	}
+	return strings.TrimSpace(os.Getenv("ITICK_PLAN"))
+}
+
+// outFormat is the format rows come out in: --format, or table on a
+// terminal and machine otherwise.
+func (a *app) outFormat(machine format) format {
+	switch {
+	case a.format != formatAuto:
+		return a.format
+	case a.outTTY:
+		return formatTable
+	default:
+		return machine
+	}
+}
+
+// writer is stdout, for the commands.
+func (a *app) writer() io.Writer { return a.stdout }
+
+// withClient opens a client (see open), runs fn under the command's context
+// with --timeout applied (def without the flag), and closes the client.
+func (a *app) withClient(cmd *cobra.Command, def time.Duration, fn func(ctx context.Context, c *itick.Client) error) error {
+	env, err := a.open()
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	ctx, cancel := a.commandContext(cmd, def)
+	defer cancel()
+	return withTimeout(ctx, fn(ctx, env.Client))
+}

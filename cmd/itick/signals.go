@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+)
+
+// interrupts turns Ctrl-C (and SIGTERM) into the end of a context. The
+// signals stay caught after the first, so the process always leaves through
+// its own code, which ends the output at a whole line; a second one asks
+// that what is still being written be cut short, at a row boundary.
+type interrupts struct {
+	ctx   context.Context
+	count atomic.Int32
+	stop  func()
+}
+
+func watchInterrupts(parent context.Context) *interrupts {
+	ctx, cancel := context.WithCancel(parent)
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	i := &interrupts{ctx: ctx}
+	go func() {
+		for {
+			select {
+			case <-ch:
+				i.count.Add(1)
+				cancel()
+			case <-done:
+				return
+			}
+		}
+	}()
+	i.stop = func() {
+		signal.Stop(ch)
+		close(done)
+		cancel()
+	}
+	return i
+}
+
+// interrupted reports whether a signal has arrived.
+func (i *interrupts) interrupted() bool { return i.count.Load() > 0 }
+
+// again reports whether a second signal has arrived: stop writing too.
+func (i *interrupts) again() bool { return i.count.Load() > 1 }

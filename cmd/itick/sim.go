@@ -1,0 +1,115 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/markettest"
+)
+
+func (a *app) simCommand() *cobra.Command {
+	var (
+		addr, token string
+		seed        uint64
+		quota       int
+	)
+	cmd := &cobra.Command{
+		Use:   "sim",
+		Short: "Serve the simulator, REST and the stream, until Ctrl-C",
+		Long: `Serve the bundled simulator of the service (every REST endpoint and the
+WebSocket stream, with synthetic, deterministic data) until Ctrl-C, so a
+client in any language, or curl, can be tested against it offline.
+
+It prints two lines a shell can read, then serves:
+
+  ITICK_BASE_URL=http://127.0.0.1:PORT
+  ITICK_TOKEN=markettest-token
+
+Requests carry the token in the "token" header; the stream is at
+ws://127.0.0.1:PORT/{stock,forex,indices,crypto,future,fund}. --plan sets the
+plan whose batch size it enforces, --quota a per-minute quota (HTTP 429 with
+Retry-After past it). --addr is any host:port to listen on; the default,
+127.0.0.1:0, is a free port on loopback. ITICK_TOKEN is not read: the
+simulator accepts --token.`,
+		Example: `  itick sim
+  itick sim --addr 127.0.0.1:8080 --plan free --quota 5 > sim.env &
+  curl -H "token: markettest-token" 'http://127.0.0.1:8080/stock/quote?region=HK&code=700'`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if token == "" {
+				return invalidf("--token is empty")
+			}
+			if quota < 0 {
+				return invalidf("--quota %d is negative", quota)
+			}
+			if _, _, err := net.SplitHostPort(addr); err != nil {
+				return invalidf("--addr %q is not host:port: %v", addr, err)
+			}
+			opts := []markettest.Option{markettest.WithToken(token), markettest.WithSeed(seed),
+				markettest.WithQuota(quota)}
+			plan := itick.PlanBase
+			if name := a.planName(); name != "" {
+				p, err := itick.ParsePlan(name)
+				if err != nil {
+					return fmt.Errorf("plan %q: %w", name, err)
+				}
+				plan = p
+			}
+			opts = append(opts, markettest.WithPlan(plan))
+
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fmt.Errorf("cannot listen on %s: %w", addr, err)
+			}
+			// The simulator is an http.Handler, streams included, so it is
+			// served on the listener asked for.
+			srv := markettest.NewServer(opts...)
+			defer srv.Close()
+			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+			served := make(chan error, 1)
+			go func() { served <- hs.Serve(ln) }()
+			defer hs.Close()
+
+			base := "http://" + reachable(ln.Addr())
+			// The token printed is the simulator's own, for the client to
+			// send: it goes out as it is.
+			fmt.Fprintf(a.stdoutFile, "ITICK_BASE_URL=%s\nITICK_TOKEN=%s\n", base, token)
+			fmt.Fprintf(a.stderr, "itick: simulator serving REST at %s and the stream at ws%s/{class}, plan %s; Ctrl-C stops it\n",
+				base, base[len("http"):], plan)
+			select {
+			case <-cmd.Context().Done():
+				return nil
+			case err := <-served:
+				if errors.Is(err, http.ErrServerClosed) {
+					return nil
+				}
+				return err
+			}
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:0", "host:port to listen on (port 0: a free one)")
+	f.StringVar(&token, "token", markettest.DefaultToken, "the token the simulator accepts")
+	f.Uint64Var(&seed, "seed", 1, "seed of the synthetic data: the same seed gives the same data")
+	f.IntVar(&quota, "quota", 0, "requests allowed in any minute, past which it answers 429 (0: no quota)")
+	return cmd
+}
+
+// reachable is addr as a client can dial it: a wildcard host becomes
+// loopback.
+func reachable(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return addr.String()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}

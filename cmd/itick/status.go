@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/d19c4e34/itick"
+)
+
+var statusColumns = cols("code", "region", "open", "state", "holiday", "sessions", "zone", "local_time")
+
+func (a *app) statusCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "status REGION",
+		Short: "Say whether a market is open",
+		Long: `Say whether the market of a region (US, HK, ...) is open now, in which
+session, its trading hours in local time, its time zone and local time.`,
+		Example: `  itick status HK
+  itick status US --format json`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			region, err := parseRegion(args[0])
+			if err != nil {
+				return err
+			}
+			return a.withClient(cmd, defaultTimeout, func(ctx context.Context, c *itick.Client) error {
+				markets, err := c.Market.Status(ctx, region)
+				if err != nil {
+					return err
+				}
+				w := newRowWriter(a.writer(), a.outFormat(formatCSV), statusColumns)
+				for _, m := range markets {
+					sessions := m.Sessions
+					if sessions == nil {
+						sessions = []string{}
+					}
+					if err := w.Write(row{m.Code, m.Region, m.Open, string(m.State), m.Holiday, sessions, m.Zone,
+						m.LocalTime}); err != nil {
+						return err
+					}
+				}
+				return w.Close()
+			})
+		},
+	}
+}
