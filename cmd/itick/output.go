@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -226,12 +227,15 @@ func text(v any) string {
 
 // table aligns the columns that have table set, once every row is in.
 type table struct {
+	w    io.Writer
+	buf  bytes.Buffer
 	tw   *tabwriter.Writer
 	cols []column
 }
 
 func newTable(w io.Writer, columns []column) *table {
-	t := &table{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0), cols: columns}
+	t := &table{w: w, cols: columns}
+	t.tw = tabwriter.NewWriter(&t.buf, 0, 0, 2, ' ', 0)
 	t.line(func(i int) string { return title(columns[i].name) })
 	return t
 }
@@ -256,7 +260,20 @@ func (t *table) Write(r row) error {
 	return nil
 }
 
-func (t *table) Close() error { return t.tw.Flush() }
+// Close aligns the rows and writes them, without the padding an empty last
+// cell would leave at the end of a line.
+func (t *table) Close() error {
+	if err := t.tw.Flush(); err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	for line := range bytes.Lines(t.buf.Bytes()) {
+		out.Write(bytes.TrimRight(line, " \n"))
+		out.WriteByte('\n')
+	}
+	_, err := t.w.Write(out.Bytes())
+	return err
+}
 
 // title is a column's table header: "change_percent" is "CHANGE %".
 func title(name string) string {
