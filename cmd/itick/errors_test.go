@@ -1,0 +1,156 @@
+package main
+
+import (
+	"errors"
+	"net"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/markettest"
+)
+
+// TestExitCodes checks each kind of failure gets its own exit code and one
+// line on stderr that says what to do, and that nothing reaches stdout but
+// whole rows.
+func TestExitCodes(t *testing.T) {
+	t.Parallel()
+	plain := newServer(t)
+
+	// A quota spent by another client of the same token, whose window
+	// ends in two minutes: past the minute the SDK waits, so the answer
+	// comes at once.
+	spentLong := newServer(t, markettest.WithQuota(1), markettest.WithQuotaWindow(2*time.Minute))
+	spend(t, spentLong)
+	// Spent for a minute: the client waits for room, and --timeout ends
+	// the wait first.
+	spentMinute := newServer(t, markettest.WithQuota(1))
+	spend(t, spentMinute)
+
+	usOnly := newServer(t, markettest.WithRegions(itick.RegionUS))
+	oneCode := newServer(t, markettest.WithBatchSize(1))
+	textCodes := newServer(t, markettest.WithTextCodes())
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedURL := "http://" + ln.Addr().String()
+	ln.Close()
+
+	withToken := func(srv *markettest.Server, token string) []string {
+		return []string{"ITICK_TOKEN=" + token, "ITICK_BASE_URL=" + srv.URL}
+	}
+	cases := []struct {
+		name   string
+		env    []string
+		args   []string
+		code   int
+		stderr string // a regular expression the one line matches
+		stdout string // exactly
+	}{
+		{"ok", serverEnv(plain), []string{"quote", "stock", "US", "AAPL", "--format", "csv"}, exitOK, "",
+			"code,last,change,change_percent,time,open,high,low,prev_close,volume,turnover,status\n" +
+				"AAPL,149.46,3.05,2.08,2025-06-02T14:30:00Z,149.37,149.81,149.37,146.41,627216,93770360.04,normal\n"},
+
+		{"no arguments", serverEnv(plain), []string{"quote", "stock"}, exitUsage,
+			`^itick: quote takes at least 3 arguments, got 1: itick quote CLASS REGION CODE\.\.\. \(see itick quote --help\)$`, ""},
+		{"unknown flag", serverEnv(plain), []string{"quote", "stock", "US", "AAPL", "--codes", "x"}, exitUsage,
+			`^itick: unknown flag: --codes \(see itick quote --help\)$`, ""},
+		{"unknown command", serverEnv(plain), []string{"quotes"}, exitUsage, `^itick: unknown command "quotes"`, ""},
+		{"unknown format", serverEnv(plain), []string{"quote", "stock", "US", "AAPL", "--format", "xml"}, exitUsage,
+			`format "xml" is not table, csv or json`, ""},
+		{"query without value", serverEnv(plain), []string{"get", "/stock/quote", "region"}, exitUsage,
+			`query argument "region" is not KEY=VALUE`, ""},
+
+		{"bad interval", serverEnv(plain), []string{"klines", "stock", "US", "AAPL", "--interval", "7d"}, exitInvalid,
+			`^itick: invalid argument: interval "7d" is not 1m, 5m, .* \(see itick klines --help\)$`, ""},
+		{"bad date", serverEnv(plain), []string{"klines", "stock", "US", "AAPL", "--from", "2024-13-01"}, exitInvalid,
+			`--from "2024-13-01" is not a date`, ""},
+		{"from after to", serverEnv(plain), []string{"klines", "stock", "US", "AAPL", "--from", "2025-02-01", "--to", "2025-01-01"},
+			exitInvalid, `--from 2025-02-01T00:00:00Z is not before --to 2025-01-01T00:00:00Z`, ""},
+		{"limit too large", serverEnv(plain), []string{"klines", "stock", "US", "AAPL", "--limit", "501"}, exitInvalid,
+			`--limit 501 is not between 1 and 500`, ""},
+		{"bad class", serverEnv(plain), []string{"quote", "bonds", "US", "X"}, exitInvalid, `class "bonds" is not stock,`, ""},
+		{"bad region", serverEnv(plain), []string{"quote", "stock", "U S", "AAPL"}, exitInvalid, `region "U S" is not a market code`, ""},
+		{"region missing", serverEnv(plain), []string{"quote", "stock", "AAPL$US"}, exitUsage, `takes at least 3 arguments`, ""},
+		{"stream symbol as code", serverEnv(plain), []string{"quote", "stock", "US", "AAPL$US"}, exitInvalid,
+			`code "AAPL\$US": give the region as its own argument`, ""},
+		{"bad plan", serverEnv(plain), []string{"quote", "stock", "US", "AAPL", "--plan", "gold"}, exitInvalid, `plan "gold"`, ""},
+		{"bad channel", serverEnv(plain), []string{"stream", "stock", "700$HK", "--channels", "trades"}, exitInvalid,
+			`channel "trades" is not quote, tick, depth or kline@INTERVAL`, ""},
+		{"path with dots", serverEnv(plain), []string{"get", "/stock/../news"}, exitInvalid, `invalid argument: path`, ""},
+
+		{"wrong token", withToken(plain, "wrong-token-Xy7"), []string{"quote", "stock", "US", "AAPL"}, exitUnauthorized,
+			`^itick: the service refused the token \(.*\): set ITICK_TOKEN to a valid token`, ""},
+		{"wrong token, E002", withToken(textCodes, "wrong-token-Xy7"), []string{"depth", "stock", "US", "AAPL"},
+			exitUnauthorized, `refused the token .*ITICK_TOKEN`, ""},
+		{"wrong token on the stream", withToken(plain, "wrong-token-Xy7"), []string{"stream", "stock", "700$HK"},
+			exitUnauthorized, `refused the token .*ITICK_TOKEN`, ""},
+
+		{"quota spent", serverEnv(spentLong), []string{"quote", "stock", "US", "AAPL"}, exitRateLimited,
+			`^itick: the quota is spent \(.*HTTP 429.*\): try again in 2m0s \(at \d\d:\d\d:\d\d UTC\)$`, ""},
+		{"quota spent past --timeout", serverEnv(spentMinute), []string{"quote", "stock", "US", "AAPL", "--timeout", "1s"},
+			exitRateLimited, `^itick: the quota is spent: the service answered HTTP 429, and --timeout 1s passed while ` +
+				`the client waited for room: try again in (5\ds|1m0s) \(at \d\d:\d\d:\d\d UTC\)$`, ""},
+
+		{"outside the plan's markets", serverEnv(usOnly), []string{"quote", "stock", "HK", "700", "--format", "csv"},
+			exitNotFound, `^itick: no data for 700: check the class, region and codes`,
+			"code,last,change,change_percent,time,open,high,low,prev_close,volume,turnover,status\n"},
+		{"one book outside the plan's markets", serverEnv(usOnly), []string{"depth", "stock", "HK", "700"},
+			exitNotFound, `not found.*check the class, region and codes`, ""},
+		{"more codes than the plan allows", serverEnv(oneCode), []string{"quote", "stock", "US", "AAPL", "MSFT"},
+			exitNotFound, `^itick: beyond what the plan allows \(.*\): pass --plan with your plan \(now Base\)`, ""},
+		{"more symbols than the plan streams", serverEnv(plain),
+			[]string{"stream", "stock", "A$US", "B$US", "C$US", "D$US", "--plan", "free"}, exitNotFound,
+			`beyond what the plan allows .*now Free`, ""},
+
+		{"service unreachable", []string{"ITICK_TOKEN=t0ken", "ITICK_BASE_URL=" + closedURL},
+			[]string{"status", "US"}, exitFailure,
+			`^itick: cannot reach the service \(.*connection refused.*\): check the network and ITICK_BASE_URL$`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := runCLI(t, c.env, c.args...)
+			if r.code != c.code {
+				t.Errorf("exit code %d, want %d; stderr %q", r.code, c.code, r.stderr)
+			}
+			if r.stdout != c.stdout {
+				t.Errorf("stdout %q, want %q", r.stdout, c.stdout)
+			}
+			if c.stderr == "" {
+				if r.stderr != "" {
+					t.Errorf("stderr %q, want nothing", r.stderr)
+				}
+				return
+			}
+			if strings.Count(r.stderr, "\n") != 1 || !strings.HasSuffix(r.stderr, "\n") {
+				t.Errorf("stderr is not one line: %q", r.stderr)
+			}
+			if !regexp.MustCompile(c.stderr).MatchString(strings.TrimSuffix(r.stderr, "\n")) {
+				t.Errorf("stderr %q does not match %s", r.stderr, c.stderr)
+			}
+			if strings.Contains(strings.ToLower(r.stderr), "wrong-token-xy7") {
+				t.Errorf("stderr shows the token: %q", r.stderr)
+			}
+		})
+	}
+}
+
+// spend uses up srv's quota with a request of its own.
+func spend(t *testing.T, srv *markettest.Server) {
+	t.Helper()
+	c, err := srv.Client(itick.WithRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Market.Status(t.Context(), itick.RegionUS); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Market.Status(t.Context(), itick.RegionUS); !errors.Is(err, itick.ErrRateLimited) {
+		t.Fatalf("second request: %v, want the quota spent", err)
+	}
+}

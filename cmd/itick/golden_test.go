@@ -1,0 +1,104 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGolden runs every command in every format against a simulator on a
+// fixed clock and compares its output with testdata/<name>.<format>.
+func TestGolden(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	env := serverEnv(srv)
+	commands := []struct {
+		name    string
+		args    []string
+		formats []string
+	}{
+		{"quote", []string{"quote", "stock", "US", "AAPL", "MSFT"}, nil},
+		{"quote-crypto", []string{"quote", "crypto", "BA", "BTCUSDT"}, nil},
+		{"depth", []string{"depth", "stock", "HK", "700"}, nil},
+		{"depth-crypto", []string{"depth", "crypto", "BA", "BTCUSDT"}, nil},
+		{"klines", []string{"klines", "stock", "US", "AAPL", "MSFT", "--interval", "1d", "--limit", "5"}, nil},
+		{"klines-range", []string{"klines", "forex", "GB", "EURUSD", "GBPUSD", "--interval", "1d",
+			"--from", "2025-05-01", "--to", "2025-05-15"}, nil},
+		{"news", []string{"news", "--limit", "3"}, nil},
+		{"status", []string{"status", "HK"}, nil},
+		{"get", []string{"get", "/symbol/info", "type=stock", "region=HK", "code=700"}, []string{"json"}},
+		{"stream", []string{"stream", "stock", "700$HK", "--channels", "quote,tick,depth,kline@1m", "--count", "4"}, nil},
+	}
+	for _, c := range commands {
+		formats := c.formats
+		if formats == nil {
+			formats = []string{"table", "csv", "json"}
+		}
+		for _, f := range formats {
+			t.Run(c.name+"."+f, func(t *testing.T) {
+				t.Parallel()
+				r := runCLI(t, env, append(c.args, "--format", f)...)
+				if r.code != 0 || r.stderr != "" {
+					t.Fatalf("exit code %d, stderr %q; want 0 and nothing", r.code, r.stderr)
+				}
+				checkGolden(t, c.name+"."+f, r.stdout)
+			})
+		}
+	}
+}
+
+// TestHelp holds the help text, which documents the formats and the exit
+// codes, to its golden file, and checks the exit codes it lists are the
+// ones the command uses.
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	r := runCLI(t, nil, "help")
+	if r.code != 0 {
+		t.Fatalf("exit code %d, stderr %q", r.code, r.stderr)
+	}
+	checkGolden(t, "help.txt", r.stdout)
+	for _, code := range []string{"0", "1", "2", "3", "4", "5", "6", "130"} {
+		if !strings.Contains(r.stdout, "\n  "+code+" ") {
+			t.Errorf("help lists no exit code %s", code)
+		}
+	}
+}
+
+// TestDefaultFormatToFile checks that with stdout on a file every row
+// command writes CSV, byte for byte what --format csv writes, and nothing
+// on stderr.
+func TestDefaultFormatToFile(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	for _, c := range []struct{ golden, args string }{
+		{"quote.csv", "quote stock US AAPL MSFT"},
+		{"klines-range.csv", "klines forex GB EURUSD GBPUSD --interval 1d --from 2025-05-01 --to 2025-05-15"},
+		{"status.csv", "status HK"},
+		{"stream.json", "stream stock 700$HK --channels quote,tick,depth,kline@1m --count 4"},
+	} {
+		t.Run(c.golden, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "out")
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			var errOut strings.Builder
+			cmd := itickCmd(t, serverEnv(srv), strings.Fields(c.args)...)
+			cmd.Stdout, cmd.Stderr = f, &errOut
+			if code := exitCode(t, cmd.Run()); code != 0 || errOut.Len() > 0 {
+				t.Fatalf("exit code %d, stderr %q; want 0 and nothing", code, errOut.String())
+			}
+			got, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *update {
+				return // the golden files are TestGolden's to write
+			}
+			checkGolden(t, c.golden, string(got))
+		})
+	}
+}

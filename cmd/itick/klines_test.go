@@ -1,0 +1,253 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/markettest"
+)
+
+// rangeArgs is a range fetch of 44 pages: 15 days of minute candles of a
+// pair that trades around the clock.
+var (
+	rangeFrom = time.Date(2025, 5, 1, 0, 0, 0, 0, time.UTC)
+	rangeTo   = time.Date(2025, 5, 16, 0, 0, 0, 0, time.UTC)
+	rangeArgs = []string{"klines", "crypto", "BA", "BTCUSDT", "--interval", "1m",
+		"--from", "2025-05-01", "--to", "2025-05-16"}
+)
+
+// seriesCSV is the CSV the range fetch must write: every candle the
+// simulator has in the range, as klines writes them.
+func seriesCSV(t *testing.T, srv *markettest.Server) string {
+	t.Helper()
+	series := srv.Series(markettest.Crypto, itick.RegionBA, "BTCUSDT", itick.OneMinute, rangeFrom, rangeTo)
+	if len(series) != 15*24*60 {
+		t.Fatalf("the simulator has %d candles in the range, want %d", len(series), 15*24*60)
+	}
+	var b strings.Builder
+	w := newCSVRows(&b, klineColumns)
+	for _, k := range series {
+		if err := w.Write(klineRow("BTCUSDT", k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestKlinesProgressOnTerminal runs a range fetch with stderr on a
+// pseudo-terminal: the progress bar is drawn there, and stdout, a file,
+// holds only the CSV.
+func TestKlinesProgressOnTerminal(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("pseudo-terminals are Unix's")
+	}
+	t.Parallel()
+	srv := newServer(t)
+	srv.AddLatency(5 * time.Millisecond) // each page takes a moment, as over a network
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 120}); err != nil {
+		t.Fatal(err)
+	}
+	outPath := filepath.Join(t.TempDir(), "candles.csv")
+	out, err := os.Create(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+
+	cmd := itickCmd(t, serverEnv(srv), rangeArgs...)
+	cmd.Stdout, cmd.Stderr = out, tty
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close() // the command holds the terminal now; reading ends when it exits
+	var screen bytes.Buffer
+	copied := make(chan struct{})
+	go func() {
+		io.Copy(&screen, ptmx) //nolint:errcheck // ends with EIO once the command has exited
+		close(copied)
+	}()
+	code := exitCode(t, cmd.Wait())
+	<-copied
+	if code != 0 {
+		t.Fatalf("exit code %d; terminal:\n%q", code, screen.String())
+	}
+
+	drawn := screen.String()
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`\d+ requests, ~\d+ left, \d+ candles`),
+		regexp.MustCompile(`[1-9]\d* requests, ~\d+ left, [1-9]\d* candles`), // a page arrived
+		regexp.MustCompile(`\d+%`),
+		regexp.MustCompile("\r"),
+	} {
+		if !want.MatchString(drawn) {
+			t.Errorf("the terminal shows no %q; it got:\n%q", want, drawn)
+		}
+	}
+	got, err := os.ReadFile(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(seriesCSV(t, srv), string(got)); diff != "" {
+		t.Errorf("the CSV differs from the simulator's series (-want +got):\n%s", diff)
+	}
+}
+
+// TestKlinesNoProgressOnPipe runs the same fetch with stderr on a pipe:
+// nothing is drawn, and the CSV is the same.
+func TestKlinesNoProgressOnPipe(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	r := runCLI(t, serverEnv(srv), rangeArgs...)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("exit code %d, stderr %q; want 0 and nothing", r.code, r.stderr)
+	}
+	if diff := cmp.Diff(seriesCSV(t, srv), r.stdout); diff != "" {
+		t.Errorf("the CSV differs from the simulator's series (-want +got):\n%s", diff)
+	}
+}
+
+// TestDefaultFormatOnTerminal checks that rows come out as a table when
+// stdout is a terminal.
+func TestDefaultFormatOnTerminal(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("pseudo-terminals are Unix's")
+	}
+	t.Parallel()
+	srv := newServer(t)
+	cmd := itickCmd(t, serverEnv(srv), "quote", "stock", "US", "AAPL", "MSFT")
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	ptmx, err := pty.Start(cmd)
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	var screen bytes.Buffer
+	copied := make(chan struct{})
+	go func() {
+		io.Copy(&screen, ptmx) //nolint:errcheck // ends with EIO once the command has exited
+		close(copied)
+	}()
+	code := exitCode(t, cmd.Wait())
+	<-copied
+	if code != 0 {
+		t.Fatalf("exit code %d, stderr %q", code, errOut.String())
+	}
+	want, err := os.ReadFile(filepath.Join("testdata", "quote.table"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The terminal turns each \n into \r\n.
+	if diff := cmp.Diff(string(want), strings.ReplaceAll(screen.String(), "\r\n", "\n")); diff != "" {
+		t.Errorf("terminal output differs from testdata/quote.table (-want +got):\n%s", diff)
+	}
+}
+
+// TestKlinesInterruptLeavesValidCSV interrupts a long range fetch, as
+// Ctrl-C does: the command stops at once with exit code 130, and the file
+// holds a header and whole rows, the newest part of each code's range.
+func TestKlinesInterruptLeavesValidCSV(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	srv.AddLatency(50 * time.Millisecond) // about 1,500 pages: over a minute to fetch them all
+	to := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+	codes := []string{"BTCUSDT", "ETHUSDT"}
+	outPath := filepath.Join(t.TempDir(), "candles.csv")
+	out, err := os.Create(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	var errOut bytes.Buffer
+	cmd := itickCmd(t, serverEnv(srv), append(append([]string{"klines", "crypto", "BA"}, codes...),
+		"--interval", "1m", "--from", "2024-01-01", "--to", "2025-06-01")...)
+	cmd.Stdout, cmd.Stderr = out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Pages of one chunk go one after the other, so a third request
+	// means two pages have arrived.
+	eventually(t, time.Minute, "a third page asked for", func() bool { return len(srv.Requests()) >= 3 })
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitCode(t, cmd.Wait()); code != exitInterrupted {
+		t.Fatalf("exit code %d, want %d; stderr %q", code, exitInterrupted, errOut.String())
+	}
+	if n := len(srv.Requests()); n > 100 {
+		t.Errorf("%d requests: the fetch went on after the interrupt", n)
+	}
+	m := regexp.MustCompile(`^itick: interrupted: wrote the (\d+) candles that arrived, the newest part of each code's range\n$`).
+		FindStringSubmatch(errOut.String())
+	if m == nil {
+		t.Fatalf("stderr %q does not say what was written", errOut.String())
+	}
+	wrote, _ := strconv.Atoi(m[1])
+
+	data, err := os.ReadFile(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasSuffix(data, []byte("\n")) {
+		t.Errorf("the file does not end with a whole line: ...%q", data[max(len(data)-80, 0):])
+	}
+	r := csv.NewReader(bytes.NewReader(data))
+	r.FieldsPerRecord = len(klineColumns)
+	records, err := r.ReadAll()
+	if err != nil {
+		t.Fatalf("the file is not valid CSV: %v", err)
+	}
+	if got, want := strings.Join(records[0], ","), "code,time,open,high,low,close,volume,turnover"; got != want {
+		t.Fatalf("header %q, want %q", got, want)
+	}
+	rows := records[1:]
+	if len(rows) != wrote || wrote < 2*2*itick.DefaultPageSize {
+		t.Fatalf("%d rows, the message says %d; want at least two pages of both codes (%d)",
+			len(rows), wrote, 2*2*itick.DefaultPageSize)
+	}
+	// Each code's rows are minute after minute, up to the end of the range.
+	last := map[string]time.Time{}
+	count := map[string]int{}
+	for i, rec := range rows {
+		at, err := time.Parse(time.RFC3339, rec[1])
+		if err != nil {
+			t.Fatalf("row %d: %v", i+1, err)
+		}
+		for _, v := range rec[2:] {
+			if _, err := strconv.ParseFloat(v, 64); err != nil {
+				t.Fatalf("row %d: %v", i+1, err)
+			}
+		}
+		if prev, ok := last[rec[0]]; ok && at.Sub(prev) != time.Minute {
+			t.Fatalf("row %d: %s follows %s", i+1, at, prev)
+		}
+		last[rec[0]] = at
+		count[rec[0]]++
+	}
+	for _, code := range codes {
+		if count[code] == 0 || !last[code].Equal(to.Add(-time.Minute)) {
+			t.Errorf("%s: %d rows ending at %s, want some ending at %s", code, count[code], last[code], to.Add(-time.Minute))
+		}
+	}
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/markettest"
+)
+
+// TestSim starts "itick sim" and uses what it prints: a plain net/http GET
+// with the printed token, and the SDK's stream against the printed URL.
+func TestSim(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		env   []string
+		args  []string
+		token string
+	}{
+		{"defaults", nil, nil, markettest.DefaultToken},
+		// A shell that took in an earlier sim's lines has ITICK_TOKEN set:
+		// the simulator's own token still prints as it is.
+		{"token in the environment", []string{"ITICK_TOKEN=" + markettest.DefaultToken}, nil, markettest.DefaultToken},
+		{"own token and plan", nil, []string{"--token", "s3cret-sim", "--plan", "premium", "--addr", "127.0.0.1:0"}, "s3cret-sim"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			cmd := itickCmd(t, c.env, append([]string{"sim"}, c.args...)...)
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var errOut bytes.Buffer
+			cmd.Stderr = &errOut
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			lines := readLines(stdout)
+			base := strings.TrimPrefix(lines.waitFor(t, time.Minute, "the ITICK_BASE_URL line", func(s string) bool {
+				return strings.HasPrefix(s, "ITICK_BASE_URL=")
+			}), "ITICK_BASE_URL=")
+			token := strings.TrimPrefix(lines.waitFor(t, time.Minute, "the ITICK_TOKEN line", func(s string) bool {
+				return strings.HasPrefix(s, "ITICK_TOKEN=")
+			}), "ITICK_TOKEN=")
+			if !regexp.MustCompile(`^http://127\.0\.0\.1:[1-9]\d*$`).MatchString(base) {
+				t.Fatalf("ITICK_BASE_URL=%s, want http://127.0.0.1:PORT", base)
+			}
+			if token != c.token {
+				t.Fatalf("ITICK_TOKEN=%s, want %s", token, c.token)
+			}
+
+			checkSimREST(t, base, token)
+			checkSimStream(t, base, token)
+
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			if code := exitCode(t, cmd.Wait()); code != 0 {
+				t.Errorf("exit code %d after Ctrl-C, want 0; stderr %q", code, errOut.String())
+			}
+			if got := lines.all(); len(got) != 2 {
+				t.Errorf("stdout holds %q, want the two lines", got)
+			}
+		})
+	}
+}
+
+// checkSimREST asks the simulator for a quote as any HTTP client would.
+func checkSimREST(t *testing.T, base, token string) {
+	t.Helper()
+	get := func(token string) (int, []byte) {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet,
+			base+"/stock/quote?"+url.Values{"region": {"HK"}, "code": {"700"}}.Encode(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if token != "" {
+			req.Header.Set("token", token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, body
+	}
+	status, body := get(token)
+	var env struct {
+		Code int `json:"code"`
+		Data struct {
+			Symbol string  `json:"s"`
+			Last   float64 `json:"ld"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &env); err != nil || status != http.StatusOK {
+		t.Fatalf("GET /stock/quote: HTTP %d, %v: %s", status, err, body)
+	}
+	if env.Code != 0 || env.Data.Symbol != "700" || env.Data.Last <= 0 {
+		t.Errorf("GET /stock/quote: %s, want code 0 and a quote of 700", body)
+	}
+	if status, body := get(""); status != http.StatusUnauthorized {
+		t.Errorf("GET without the token: HTTP %d %s, want 401", status, body)
+	}
+}
+
+// checkSimStream subscribes to the simulator's stream with the SDK.
+func checkSimStream(t *testing.T, base, token string) {
+	t.Helper()
+	client, err := itick.NewClient(token, itick.WithBaseURL(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := client.Stream(t.Context(), itick.AssetStock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Subscribe(t.Context(), []string{"700$HK"}, itick.ChannelQuote); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(time.Minute)
+	for {
+		select {
+		case ev, ok := <-s.Events():
+			if !ok {
+				t.Fatalf("the stream ended: %v", s.Err())
+			}
+			if q, isQuote := ev.(itick.QuoteEvent); isQuote {
+				if q.Code != "700" || q.Quote.Last <= 0 {
+					t.Errorf("quote event %+v, want one of 700", q)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("no quote from the stream within a minute")
+		}
+	}
+}
+
+// TestSimBadAddr checks --addr is host:port before anything starts.
+func TestSimBadAddr(t *testing.T) {
+	t.Parallel()
+	r := runCLI(t, nil, "sim", "--addr", "localhost")
+	if r.code != exitInvalid || !strings.Contains(r.stderr, `--addr "localhost" is not host:port`) || r.stdout != "" {
+		t.Errorf("exit code %d, stdout %q, stderr %q; want %d and a line naming --addr", r.code, r.stdout, r.stderr, exitInvalid)
+	}
+}
+
+// TestOffline checks that without ITICK_TOKEN the bundled simulator
+// answers, a note on stderr says so, and --plan reaches the simulator too:
+// 25 codes go in chunks of 20 on the Professional plan, which the Base
+// plan's simulator would refuse.
+func TestOffline(t *testing.T) {
+	t.Parallel()
+	codes := make([]string, 25)
+	for i := range codes {
+		codes[i] = fmt.Sprintf("C%02d", i)
+	}
+	r := runCLI(t, nil, append([]string{"quote", "stock", "US", "--plan", "professional", "--format", "csv"}, codes...)...)
+	if r.code != 0 {
+		t.Fatalf("exit code %d, stderr %q", r.code, r.stderr)
+	}
+	if want := "itick: ITICK_TOKEN is not set: the bundled simulator answers, with synthetic data\n"; r.stderr != want {
+		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+	rows := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if len(rows) != 1+len(codes) {
+		t.Fatalf("%d lines, want a header and %d rows:\n%s", len(rows), len(codes), r.stdout)
+	}
+	for i, code := range codes {
+		if !strings.HasPrefix(rows[i+1], code+",") {
+			t.Errorf("row %d is %q, want %s's", i+1, rows[i+1], code)
+		}
+	}
+}
