@@ -69,6 +69,23 @@ func missingErr(codes []string) error {
 	return missingError{codes}
 }
 
+// maxNamed is how many codes a message names before it counts the rest.
+const maxNamed = 20
+
+// partial adds to a batch call's error the codes that have no result, so
+// the user can ask again for just those.
+func partial(err error, be *itick.BatchError) error {
+	if be == nil {
+		return err
+	}
+	codes := be.FailedCodes()
+	named := strings.Join(codes[:min(len(codes), maxNamed)], " ")
+	if len(codes) > maxNamed {
+		named += fmt.Sprintf(" and %d more", len(codes)-maxNamed)
+	}
+	return fmt.Errorf("%w; no result for %s", err, named)
+}
+
 // withTimeout turns an error caused by the end of a --timeout context into
 // one that says so, keeping the original for errors.Is.
 func withTimeout(ctx context.Context, err error) error {

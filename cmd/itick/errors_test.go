@@ -2,7 +2,9 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"net"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -62,6 +64,8 @@ func TestExitCodes(t *testing.T) {
 		{"unknown command", serverEnv(plain), []string{"quotes"}, exitUsage, `^itick: unknown command "quotes"`, ""},
 		{"unknown format", serverEnv(plain), []string{"quote", "stock", "US", "AAPL", "--format", "xml"}, exitUsage,
 			`format "xml" is not table, csv or json`, ""},
+		{"get as a table", serverEnv(plain), []string{"get", "/symbol/list", "--format", "table"}, exitUsage,
+			`get writes JSON; --format table does not apply`, ""},
 		{"query without value", serverEnv(plain), []string{"get", "/stock/quote", "region"}, exitUsage,
 			`query argument "region" is not KEY=VALUE`, ""},
 
@@ -81,6 +85,8 @@ func TestExitCodes(t *testing.T) {
 		{"bad plan", serverEnv(plain), []string{"quote", "stock", "US", "AAPL", "--plan", "gold"}, exitInvalid, `plan "gold"`, ""},
 		{"bad channel", serverEnv(plain), []string{"stream", "stock", "700$HK", "--channels", "trades"}, exitInvalid,
 			`channel "trades" is not quote, tick, depth or kline@INTERVAL`, ""},
+		{"stream symbol without region", serverEnv(plain), []string{"stream", "stock", "700"}, exitInvalid,
+			`stream symbol "700" is not code\$REGION`, ""},
 		{"path with dots", serverEnv(plain), []string{"get", "/stock/../news"}, exitInvalid, `invalid argument: path`, ""},
 
 		{"wrong token", withToken(plain, "wrong-token-Xy7"), []string{"quote", "stock", "US", "AAPL"}, exitUnauthorized,
@@ -152,5 +158,28 @@ func spend(t *testing.T, srv *markettest.Server) {
 	}
 	if _, err := c.Market.Status(t.Context(), itick.RegionUS); !errors.Is(err, itick.ErrRateLimited) {
 		t.Fatalf("second request: %v, want the quota spent", err)
+	}
+}
+
+// TestPartialBatch fails one chunk of a batch: the rows that arrived are
+// written, and the message names the codes to ask for again.
+func TestPartialBatch(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	srv.Inject(markettest.Fault{Kind: markettest.FaultStatus, Status: http.StatusBadRequest, Code: "C10"})
+	codes := make([]string, 11) // two chunks on the Base plan: C00 to C09, and C10
+	for i := range codes {
+		codes[i] = fmt.Sprintf("C%02d", i)
+	}
+	r := runCLI(t, serverEnv(srv), append([]string{"quote", "stock", "US", "--format", "csv"}, codes...)...)
+	if r.code != exitFailure {
+		t.Errorf("exit code %d, want %d", r.code, exitFailure)
+	}
+	rows := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")[1:]
+	if len(rows) != 10 || !strings.HasPrefix(rows[0], "C00,") || !strings.HasPrefix(rows[9], "C09,") {
+		t.Errorf("rows %q, want those of C00 to C09", rows)
+	}
+	if !regexp.MustCompile(`^itick: .*HTTP 400.*; no result for C10\n$`).MatchString(r.stderr) {
+		t.Errorf("stderr %q does not name C10 on one line", r.stderr)
 	}
 }

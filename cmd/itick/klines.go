@@ -87,7 +87,7 @@ too, at a row boundary.`,
 						return err
 					}
 					missing, werr := a.writeKlines(codes, candles, failedSet(be))
-					return errors.Join(werr, err, missingErr(missing))
+					return errors.Join(werr, partial(err, be), missingErr(missing))
 				})
 			}
 			if cmd.Flags().Changed("limit") {
@@ -118,7 +118,7 @@ too, at a row boundary.`,
 					return err
 				}
 				missing, werr := a.writeKlines(codes, candles, failedSet(be))
-				return errors.Join(werr, err, missingErr(missing))
+				return errors.Join(werr, partial(err, be), missingErr(missing))
 			})
 		},
 	}

@@ -53,7 +53,7 @@ quotes carry no change: those fields are empty (null in JSON).`,
 					return err
 				}
 				missing, werr := a.writeQuotes(class, codes, quotes, failedSet(be))
-				return errors.Join(werr, err, missingErr(missing))
+				return errors.Join(werr, partial(err, be), missingErr(missing))
 			})
 		},
 	}
