@@ -125,7 +125,7 @@ func (a *app) classify(cmd *cobra.Command, err error) (int, string) {
 		return exitUsage, fmt.Sprintf("%s (see %s)", text, help)
 	case errors.As(err, &ie):
 		return exitInterrupted, ie.Error()
-	case a.sig.interrupted() && errors.Is(err, context.Canceled):
+	case a.sig.interrupted(): // whatever failed, the interrupt made it fail
 		return exitInterrupted, "interrupted"
 	case errors.Is(err, itick.ErrUnauthorized):
 		return exitUnauthorized, fmt.Sprintf("the service refused the token (%s): set ITICK_TOKEN to a valid token, "+
@@ -136,7 +136,7 @@ func (a *app) classify(cmd *cobra.Command, err error) (int, string) {
 			d = apiErr.RetryAfter
 		}
 		if d == 0 {
-			_, d = a.quota.wait()
+			d = quotaWait
 		}
 		return exitRateLimited, fmt.Sprintf("the quota is spent (%s): %s", text, tryAgain(d))
 	case errors.Is(err, context.DeadlineExceeded) && quotaHit:
