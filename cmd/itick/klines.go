@@ -16,6 +16,17 @@ var klineColumns = cols("code", "time", "open", "high", "low", "close", "volume"
 // defaultKlineLimit is how many candles klines prints without --from or --limit.
 const defaultKlineLimit = 100
 
+// klinesRequest is one klines command line, read and checked.
+type klinesRequest struct {
+	class    itick.AssetType
+	region   itick.Region
+	codes    []string
+	interval itick.Interval
+	limit    int
+	from, to time.Time
+	opts     []itick.KlineOption
+}
+
 func (a *app) klinesCommand() *cobra.Command {
 	var (
 		intervalText, fromText, toText, exchange string
@@ -31,7 +42,8 @@ if given. With --from it prints every candle from --from up to --to (now by
 default), however many requests that takes, pacing them to the plan's quota;
 on a terminal a progress bar on stderr shows the requests made and left, the
 candles and the time spent waiting for the quota. Dates are 2024-01-31
-(midnight UTC) or RFC 3339 times.
+(midnight UTC) or RFC 3339 times. A code without any candle is named on
+stderr, with exit code 6, after the others are written.
 
 Ctrl-C (or the end of --timeout) stops the fetch at once and writes the
 candles that arrived, the newest part of each code's range, as whole rows,
@@ -42,84 +54,40 @@ too, at a row boundary.`,
   itick klines crypto BA BTCUSDT --interval 1h --from 2025-06-01 --format json`,
 		Args: minArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			class, err := parseClass(args[0])
-			if err != nil {
+			req := klinesRequest{limit: limit}
+			var err error
+			if req.class, err = parseClass(args[0]); err != nil {
 				return err
 			}
-			region, err := parseRegion(args[1])
-			if err != nil {
+			if req.region, err = parseRegion(args[1]); err != nil {
 				return err
 			}
-			codes, err := parseCodes(args[2:])
-			if err != nil {
+			if req.codes, err = parseCodes(args[2:]); err != nil {
 				return err
 			}
-			interval, err := parseInterval(intervalText)
-			if err != nil {
+			if req.interval, err = parseInterval(intervalText); err != nil {
 				return err
 			}
-			var from, to time.Time
 			if fromText != "" {
-				if from, err = parseTime("from", fromText); err != nil {
+				if req.from, err = parseTime("from", fromText); err != nil {
 					return err
 				}
 			}
 			if toText != "" {
-				if to, err = parseTime("to", toText); err != nil {
+				if req.to, err = parseTime("to", toText); err != nil {
 					return err
 				}
 			}
-			var opts []itick.KlineOption
 			if exchange != "" {
-				opts = append(opts, itick.WithExchange(exchange))
+				req.opts = append(req.opts, itick.WithExchange(exchange))
 			}
-			if from.IsZero() {
-				if limit < 1 || limit > itick.MaxKlineLimit {
-					return invalidf("--limit %d is not between 1 and %d; --from fetches more", limit, itick.MaxKlineLimit)
-				}
-				if !to.IsZero() {
-					opts = append(opts, itick.WithEnd(to))
-				}
-				return a.withClient(cmd, defaultTimeout, func(ctx context.Context, c *itick.Client) error {
-					candles, err := marketOf(c, class).Klines(ctx, region, codes, interval, limit, opts...)
-					var be *itick.BatchError
-					if err != nil && !errors.As(err, &be) {
-						return err
-					}
-					missing, werr := a.writeKlines(codes, candles, failedSet(be))
-					return errors.Join(werr, partial(err, be), missingErr(missing))
-				})
+			if req.from.IsZero() {
+				return a.klinesLatest(cmd, req)
 			}
 			if cmd.Flags().Changed("limit") {
 				return invalidf("--limit and --from do not go together: --from fetches every candle up to --to")
 			}
-			if to.IsZero() {
-				to = time.Now()
-			}
-			if !from.Before(to) {
-				return invalidf("--from %s is not before --to %s", text(from), text(to))
-			}
-			return a.withClient(cmd, 0, func(ctx context.Context, c *itick.Client) error {
-				bar := a.newRangeBar(c, len(codes), interval, from, to)
-				opts = append(opts, itick.WithProgress(bar.update))
-				candles, err := marketOf(c, class).KlinesRange(ctx, region, codes, interval, from, to, opts...)
-				bar.finish()
-				if err != nil && ctx.Err() != nil {
-					// Interrupted or out of time: keep what arrived.
-					n, werr := a.writeKlinesCut(codes, candles)
-					kept := fmt.Sprintf("wrote the %d candles that arrived, the newest part of each code's range", n)
-					if a.sig.interrupted() {
-						return errors.Join(werr, interruptedError{kept})
-					}
-					return errors.Join(werr, fmt.Errorf("%w; %s", err, kept))
-				}
-				var be *itick.BatchError
-				if err != nil && !errors.As(err, &be) {
-					return err
-				}
-				missing, werr := a.writeKlines(codes, candles, failedSet(be))
-				return errors.Join(werr, partial(err, be), missingErr(missing))
-			})
+			return a.klinesRange(cmd, req)
 		},
 	}
 	f := cmd.Flags()
@@ -129,6 +97,58 @@ too, at a row boundary.`,
 	f.StringVar(&toText, "to", "", "the end (exclusive with --from; default now)")
 	f.StringVar(&exchange, "exchange", "", "a secondary exchange of the market (the e of the symbol list)")
 	return cmd
+}
+
+// klinesLatest prints the last req.limit candles of each code, up to req.to
+// when set, with one Klines call.
+func (a *app) klinesLatest(cmd *cobra.Command, req klinesRequest) error {
+	if req.limit < 1 || req.limit > itick.MaxKlineLimit {
+		return invalidf("--limit %d is not between 1 and %d; --from fetches more", req.limit, itick.MaxKlineLimit)
+	}
+	if !req.to.IsZero() {
+		req.opts = append(req.opts, itick.WithEnd(req.to))
+	}
+	return a.withClient(cmd, defaultTimeout, func(ctx context.Context, c *itick.Client) error {
+		candles, err := marketOf(c, req.class).Klines(ctx, req.region, req.codes, req.interval, req.limit, req.opts...)
+		var be *itick.BatchError
+		if err != nil && !errors.As(err, &be) {
+			return err
+		}
+		missing, werr := a.writeKlines(req.codes, candles, failedSet(be))
+		return errors.Join(werr, partial(err, be), missingErr(missing))
+	})
+}
+
+// klinesRange prints every candle of each code from req.from to req.to
+// (now when unset), with one KlinesRange call and a progress bar.
+func (a *app) klinesRange(cmd *cobra.Command, req klinesRequest) error {
+	if req.to.IsZero() {
+		req.to = time.Now()
+	}
+	if !req.from.Before(req.to) {
+		return invalidf("--from %s is not before --to %s", text(req.from), text(req.to))
+	}
+	return a.withClient(cmd, 0, func(ctx context.Context, c *itick.Client) error {
+		bar := a.newRangeBar(c, len(req.codes), req.interval, req.from, req.to)
+		opts := append(req.opts, itick.WithProgress(bar.update))
+		candles, err := marketOf(c, req.class).KlinesRange(ctx, req.region, req.codes, req.interval, req.from, req.to, opts...)
+		bar.finish()
+		if err != nil && ctx.Err() != nil {
+			// Interrupted or out of time: keep what arrived.
+			n, werr := a.writeKlinesCut(req.codes, candles)
+			kept := fmt.Sprintf("wrote the %d candles that arrived, the newest part of each code's range", n)
+			if a.sig.interrupted() {
+				return errors.Join(werr, interruptedError{kept})
+			}
+			return errors.Join(werr, fmt.Errorf("%w; %s", err, kept))
+		}
+		var be *itick.BatchError
+		if err != nil && !errors.As(err, &be) {
+			return err
+		}
+		missing, werr := a.writeKlines(req.codes, candles, failedSet(be))
+		return errors.Join(werr, partial(err, be), missingErr(missing))
+	})
 }
 
 // writeKlines writes every code's candles in the order of codes and names
