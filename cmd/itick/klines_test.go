@@ -251,3 +251,31 @@ func TestKlinesInterruptLeavesValidCSV(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteKlinesCut checks what is written after a Ctrl-C: every candle
+// that arrived, and after a second one nothing more than whole rows.
+func TestWriteKlinesCut(t *testing.T) {
+	t.Parallel()
+	candles := map[string][]itick.Kline{
+		"A": {{Time: fixedNow, Open: 1, High: 2, Low: 0.5, Close: 1.5, Volume: 10, Turnover: 15}},
+		"B": {{Time: fixedNow, Open: 3, High: 4, Low: 2.5, Close: 3.5, Volume: 20, Turnover: 70}},
+	}
+	for _, c := range []struct {
+		signals int32
+		want    string
+		n       int
+	}{
+		{1, "code,time,open,high,low,close,volume,turnover\n" +
+			"A,2025-06-02T14:30:00Z,1,2,0.5,1.5,10,15\nB,2025-06-02T14:30:00Z,3,4,2.5,3.5,20,70\n", 2},
+		{2, "code,time,open,high,low,close,volume,turnover\n", 0},
+	} {
+		var out strings.Builder
+		a := &app{stdout: newLineRedactor(&out, ""), sig: &interrupts{}, format: formatCSV}
+		a.sig.count.Store(c.signals)
+		n, err := a.writeKlinesCut([]string{"A", "B"}, candles)
+		a.stdout.Flush()
+		if err != nil || n != c.n || out.String() != c.want {
+			t.Errorf("after %d signals: %d rows, %v, output %q; want %d rows, %q", c.signals, n, err, out.String(), c.n, c.want)
+		}
+	}
+}
