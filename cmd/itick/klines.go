@@ -94,7 +94,7 @@ too, at a row boundary.`,
 	f.StringVar(&intervalText, "interval", "1d", "candle interval: "+intervalList)
 	f.IntVar(&limit, "limit", defaultKlineLimit, "how many of the latest candles, without --from (1 to 500)")
 	f.StringVar(&fromText, "from", "", "the first candle's earliest time: fetch every candle from here to --to")
-	f.StringVar(&toText, "to", "", "the end (exclusive with --from; default now)")
+	f.StringVar(&toText, "to", "", "the end: candles before this time (default now)")
 	f.StringVar(&exchange, "exchange", "", "a secondary exchange of the market (the e of the symbol list)")
 	return cmd
 }

@@ -35,7 +35,8 @@ Requests carry the token in the "token" header; the stream is at
 ws://127.0.0.1:PORT/{stock,forex,indices,crypto,future,fund}. --plan sets the
 plan whose batch size it enforces, --quota a per-minute quota (HTTP 429 with
 Retry-After past it). --addr is any host:port to listen on; the default,
-127.0.0.1:0, is a free port on loopback. ITICK_TOKEN is not read: the
+127.0.0.1:0, is a free port on loopback, and any other host makes the
+simulator reachable from the network. ITICK_TOKEN is not read: the
 simulator accepts --token.`,
 		Example: `  itick sim
   itick sim --addr 127.0.0.1:8080 --plan free --quota 5 > sim.env &
