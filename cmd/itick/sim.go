@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,8 +44,8 @@ simulator accepts --token.`,
   curl -H "token: markettest-token" 'http://127.0.0.1:8080/stock/quote?region=HK&code=700'`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if token == "" {
-				return invalidf("--token is empty")
+			if token == "" || strings.ContainsFunc(token, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+				return invalidf("--token is empty or holds a control character, which no header can carry")
 			}
 			if quota < 0 {
 				return invalidf("--quota %d is negative", quota)
@@ -80,7 +81,7 @@ simulator accepts --token.`,
 			base := "http://" + reachable(ln.Addr())
 			// The token printed is the simulator's own, for the client to
 			// send: it goes out as it is.
-			fmt.Fprintf(a.stdoutFile, "ITICK_BASE_URL=%s\nITICK_TOKEN=%s\n", base, token)
+			fmt.Fprintf(a.stdoutFile, "ITICK_BASE_URL=%s\nITICK_TOKEN=%s\n", shellQuote(base), shellQuote(token))
 			fmt.Fprintf(a.stderr, "itick: simulator serving REST at %s and the stream at ws%s/{class}, plan %s; Ctrl-C stops it\n",
 				base, base[len("http"):], plan)
 			select {
@@ -100,6 +101,17 @@ simulator accepts --token.`,
 	f.Uint64Var(&seed, "seed", 1, "seed of the synthetic data: the same seed gives the same data")
 	f.IntVar(&quota, "quota", 0, "requests allowed in any minute, past which it answers 429 (0: no quota)")
 	return cmd
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but the
+// characters a value can carry bare.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("_-./:@%+,=", r))
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // reachable is addr as a client can dial it: a wildcard host becomes

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -185,5 +186,24 @@ func TestOffline(t *testing.T) {
 		if !strings.HasPrefix(rows[i+1], code+",") {
 			t.Errorf("row %d is %q, want %s's", i+1, rows[i+1], code)
 		}
+	}
+}
+
+// TestShellQuote checks sim's lines read back in a POSIX shell as the
+// values they carry.
+func TestShellQuote(t *testing.T) {
+	t.Parallel()
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	for _, v := range []string{"markettest-token", "http://127.0.0.1:8080", "http://[::1]:8080", "it's $HOME `x` \"y\" \\z", "a b;c"} {
+		out, err := exec.Command(sh, "-c", "X="+shellQuote(v)+`; printf %s "$X"`).Output()
+		if err != nil || string(out) != v {
+			t.Errorf("X=%s reads back as %q (%v), want %q", shellQuote(v), out, err, v)
+		}
+	}
+	if got := shellQuote("markettest-token"); got != "markettest-token" {
+		t.Errorf("shellQuote quotes a plain token: %s", got)
 	}
 }
