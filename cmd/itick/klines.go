@@ -48,7 +48,7 @@ stderr, with exit code 6, after the others are written.
 Ctrl-C (or the end of --timeout) stops the fetch at once and writes the
 candles that arrived, the newest part of each code's range, as whole rows,
 then exits with 130 (1 for --timeout); a second Ctrl-C stops the writing
-too, at a row boundary.`,
+too, at a row boundary, and a third exits at once.`,
 		Example: `  itick klines stock US AAPL --interval 1d --limit 30
   itick klines stock US AAPL MSFT --interval 1d --from 2024-01-01 --to 2025-01-01 > daily.csv
   itick klines crypto BA BTCUSDT --interval 1h --from 2025-06-01 --format json`,

@@ -9,9 +9,11 @@ import (
 )
 
 // interrupts turns Ctrl-C (and SIGTERM) into the end of a context. The
-// signals stay caught after the first, so the process always leaves through
-// its own code, which ends the output at a whole line; a second one asks
-// that what is still being written be cut short, at a row boundary.
+// signals stay caught after the first, so the process leaves through its
+// own code, which ends the output at a whole line; a second one asks that
+// what is still being written be cut short, at a row boundary. A third
+// exits at once, for a user who will not wait: the output then holds the
+// whole lines written so far.
 type interrupts struct {
 	ctx   context.Context
 	count atomic.Int32
@@ -28,7 +30,9 @@ func watchInterrupts(parent context.Context) *interrupts {
 		for {
 			select {
 			case <-ch:
-				i.count.Add(1)
+				if i.count.Add(1) >= 3 {
+					os.Exit(exitInterrupted)
+				}
 				cancel()
 			case <-done:
 				return
