@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -167,5 +169,73 @@ func TestHasFold(t *testing.T) {
 	}
 	if (*Redactor)(nil).HasFold("anything") || New("").HasFold("anything") {
 		t.Error("a redactor without a secret finds one")
+	}
+}
+
+// TestStringRemovesEncodedAndRecasedForms: an echo in another letter case,
+// as HTML references, or encoded as a whole (hex, base64 in either
+// alphabet, padded or not, alone or inside a longer encoded text) is
+// redacted like the secret itself.
+func TestStringRemovesEncodedAndRecasedForms(t *testing.T) {
+	t.Parallel()
+	for _, secret := range []string{secret, "9f86d081884c7d659a2feaa0c55ad015", "s3cr3t-Tok3n_with+slash/and=equals"} {
+		r := New(secret)
+		html := ""
+		for i, c := range []byte(secret) {
+			if i%2 == 0 {
+				html += fmt.Sprintf("&#%d;", c)
+			} else {
+				html += fmt.Sprintf("&#x%X;", c)
+			}
+		}
+		forms := map[string]string{
+			"upper":           strings.ToUpper(secret),
+			"lower":           strings.ToLower(secret),
+			"hex":             hex.EncodeToString([]byte(secret)),
+			"upper hex":       strings.ToUpper(hex.EncodeToString([]byte(secret))),
+			"html references": html,
+		}
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+			forms["base64 "+enc.EncodeToString([]byte("x"))] = enc.EncodeToString([]byte(secret))
+			for _, prefix := range []string{`{"token":"`, `tok=`, `ab`, `a`} {
+				whole := enc.EncodeToString([]byte(prefix + secret + `"}`))
+				forms["base64 inside, after "+prefix] = whole
+			}
+		}
+		for name, form := range forms {
+			got := r.String("echo: " + form + " end")
+			if strings.Contains(got, form) || !strings.Contains(got, Placeholder) {
+				t.Errorf("%.12s… %s: %q -> %q", secret, name, form, got)
+			}
+			if got := r.Bound("echo: "+form+" end", 0); strings.Contains(strings.ToLower(got), strings.ToLower(secret[:MinFragment])) {
+				t.Errorf("%.12s… %s: a fragment survives in %q", secret, name, got)
+			}
+		}
+	}
+}
+
+// TestOrdinaryTextIsLeftAlone: folding case and decoding escapes find
+// nothing in text that does not carry the secret.
+func TestOrdinaryTextIsLeftAlone(t *testing.T) {
+	t.Parallel()
+	r := New(secret)
+	for _, text := range []string{
+		"Invalid API key in request",
+		`{"code":0,"msg":"ok","data":{"700":{"s":"700","ld":616}}}`,
+		"&#65;&#66; and &amp; and &#x41;",
+		"SGVsbG8sIHdvcmxkIQ==",
+		"68656c6c6f20776f726c64",
+		"TOK-7F3 and 9C",
+	} {
+		if got := r.String(text); got != text {
+			t.Errorf("%q -> %q", text, got)
+		}
+	}
+}
+
+func TestOneByteSecretIsStillRedacted(t *testing.T) {
+	t.Parallel()
+	if got := New("Q").String("a Q and a q"); got != "a "+Placeholder+" and a "+Placeholder {
+		t.Errorf("got %q", got)
 	}
 }
