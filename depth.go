@@ -32,7 +32,7 @@ var levelModel = codec.NewModel(
 // bookModel reads a book's sides into the State's level scratch (see
 // readBook); it writes them as lists.
 var bookModel = codec.NewModel(
-	codec.Str("s", func(b *DepthBook) *string { return &b.Symbol }),
+	codec.Symbol("s", func(b *DepthBook) *string { return &b.Symbol }),
 	bookSide("a", func(s *bookScratch) *levelSpan { return &s.asks }, func(b *DepthBook) *[]DepthLevel { return &b.Asks }),
 	bookSide("b", func(s *bookScratch) *levelSpan { return &s.bids }, func(b *DepthBook) *[]DepthLevel { return &b.Bids }),
 )

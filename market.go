@@ -100,10 +100,10 @@ type Symbol struct {
 }
 
 var symbolModel = codec.NewModel(
-	codec.Str("c", func(s *Symbol) *string { return &s.Code }),
+	codec.Symbol("c", func(s *Symbol) *string { return &s.Code }),
 	codec.Str("n", func(s *Symbol) *string { return &s.Name }),
-	codec.Str("t", func(s *Symbol) *AssetType { return &s.Type }),
-	codec.Str("e", func(s *Symbol) *string { return &s.Exchange }),
+	codec.Symbol("t", func(s *Symbol) *AssetType { return &s.Type }),
+	codec.Symbol("e", func(s *Symbol) *string { return &s.Exchange }),
 	codec.Str("s", func(s *Symbol) *string { return &s.Sector }),
 	codec.Str("l", func(s *Symbol) *string { return &s.ShortName }),
 )
@@ -125,7 +125,7 @@ type Holiday struct {
 }
 
 var holidayModel = codec.NewModel(
-	codec.Str("c", func(h *Holiday) *string { return &h.Market }),
+	codec.Symbol("c", func(h *Holiday) *string { return &h.Market }),
 	codec.Str("r", func(h *Holiday) *string { return &h.Country }),
 	codec.Num("tz", func(h *Holiday) *float64 { return &h.UTCOffset }),
 	codec.Str("et", func(h *Holiday) *string { return &h.TradingHours }),
@@ -289,10 +289,10 @@ type MarketStatus struct {
 }
 
 var marketStatusModel = codec.NewModel(
-	codec.Str("c", func(m *MarketStatus) *string { return &m.Code }),
+	codec.Symbol("c", func(m *MarketStatus) *string { return &m.Code }),
 	codec.Str("r", func(m *MarketStatus) *string { return &m.Region }),
 	codec.Bool("o", func(m *MarketStatus) *bool { return &m.Open }),
-	codec.Str("s", func(m *MarketStatus) *MarketState { return &m.State }),
+	codec.Symbol("s", func(m *MarketStatus) *MarketState { return &m.State }),
 	codec.Str("h", func(m *MarketStatus) *string { return &m.Holiday }),
 	codec.Field[MarketStatus]{Name: "t", Want: "a string or an array",
 		Dec: func(st *codec.State, m *MarketStatus, _ string) (err error) {
@@ -302,7 +302,7 @@ var marketStatusModel = codec.NewModel(
 		Enc: func(b []byte, m *MarketStatus) ([]byte, error) {
 			return codec.AppendString(b, strings.Join(m.Sessions, ",")), nil
 		}},
-	codec.Str("z", func(m *MarketStatus) *string { return &m.Zone }),
+	codec.Symbol("z", func(m *MarketStatus) *string { return &m.Zone }),
 	codec.Str("l", func(m *MarketStatus) *string { return &m.LocalTime }),
 )
 

@@ -28,7 +28,7 @@ type Quote struct {
 }
 
 var quoteModel = codec.NewModel(
-	codec.Str("s", func(q *Quote) *string { return &q.Symbol }),
+	codec.Symbol("s", func(q *Quote) *string { return &q.Symbol }),
 	codec.Num("ld", func(q *Quote) *float64 { return &q.Last }),
 	codec.Num("o", func(q *Quote) *float64 { return &q.Open }),
 	codec.Num("p", func(q *Quote) *float64 { return &q.PrevClose }),

@@ -32,14 +32,14 @@ type StockInfo struct {
 }
 
 var stockInfoModel = codec.NewModel(
-	codec.Str("c", func(s *StockInfo) *string { return &s.Code }),
+	codec.Symbol("c", func(s *StockInfo) *string { return &s.Code }),
 	codec.Str("n", func(s *StockInfo) *string { return &s.Name }),
-	codec.Str("t", func(s *StockInfo) *string { return &s.Type }),
-	codec.Str("e", func(s *StockInfo) *string { return &s.Exchange }),
+	codec.Symbol("t", func(s *StockInfo) *string { return &s.Type }),
+	codec.Symbol("e", func(s *StockInfo) *string { return &s.Exchange }),
 	codec.Str("s", func(s *StockInfo) *string { return &s.Sector }),
 	codec.Str("i", func(s *StockInfo) *string { return &s.Industry }),
 	codec.Str("l", func(s *StockInfo) *string { return &s.Logo }),
-	codec.Str("r", func(s *StockInfo) *Region { return &s.Region }),
+	codec.Symbol("r", func(s *StockInfo) *Region { return &s.Region }),
 	codec.Str("bd", func(s *StockInfo) *string { return &s.Description }),
 	codec.Str("wu", func(s *StockInfo) *string { return &s.Website }),
 	codec.Num("mcb", func(s *StockInfo) *float64 { return &s.MarketCap }),

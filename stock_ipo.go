@@ -85,8 +85,8 @@ type IPO struct {
 var ipoModel = codec.NewModel(
 	codec.Millis("dt", func(p *IPO) *time.Time { return &p.ListingDate }),
 	codec.Str("cn", func(p *IPO) *string { return &p.Company }),
-	codec.Str("sc", func(p *IPO) *string { return &p.Code }),
-	codec.Str("ex", func(p *IPO) *string { return &p.Exchange }),
+	codec.Symbol("sc", func(p *IPO) *string { return &p.Code }),
+	codec.Symbol("ex", func(p *IPO) *string { return &p.Exchange }),
 	codec.Str("ct", func(p *IPO) *string { return &p.Country }),
 	codec.Str("mc", func(p *IPO) *string { return &p.MarketCap }),
 	codec.Str("pr", func(p *IPO) *string { return &p.Price }),

@@ -20,9 +20,9 @@ type SplitRecord struct {
 
 var splitModel = codec.NewModel(
 	codec.Millis("d", func(s *SplitRecord) *time.Time { return &s.ExDate }),
-	codec.Str("r", func(s *SplitRecord) *Region { return &s.Region }),
+	codec.Symbol("r", func(s *SplitRecord) *Region { return &s.Region }),
 	codec.Str("n", func(s *SplitRecord) *string { return &s.Name }),
-	codec.Str("c", func(s *SplitRecord) *string { return &s.Code }),
+	codec.Symbol("c", func(s *SplitRecord) *string { return &s.Code }),
 	codec.Str("v", func(s *SplitRecord) *string { return &s.Ratio }),
 )
 

@@ -26,9 +26,9 @@ type push struct {
 }
 
 var pushModel = codec.NewModel(
-	codec.Str("s", func(p *push) *string { return &p.s }),
-	codec.Str("r", func(p *push) *string { return &p.r }),
-	codec.Str("type", func(p *push) *string { return &p.typ }),
+	codec.Symbol("s", func(p *push) *string { return &p.s }),
+	codec.Symbol("r", func(p *push) *string { return &p.r }),
+	codec.Symbol("type", func(p *push) *string { return &p.typ }),
 	codec.Num("ld", func(p *push) *float64 { return &p.ld }),
 	codec.Num("o", func(p *push) *float64 { return &p.o }),
 	codec.Num("p", func(p *push) *float64 { return &p.p }),

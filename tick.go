@@ -20,7 +20,7 @@ type Tick struct {
 }
 
 var tickModel = codec.NewModel(
-	codec.Str("s", func(t *Tick) *string { return &t.Symbol }),
+	codec.Symbol("s", func(t *Tick) *string { return &t.Symbol }),
 	codec.Num("ld", func(t *Tick) *float64 { return &t.Last }),
 	codec.Millis("t", func(t *Tick) *time.Time { return &t.Time }),
 	codec.Num("v", func(t *Tick) *float64 { return &t.Volume }),

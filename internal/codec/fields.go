@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/d19c4e34/itick/internal/wire"
 )
@@ -45,11 +46,35 @@ func Int[T any, I ~int](name string, p func(*T) *I) Field[T] {
 }
 
 // Str is a string. It is read as the map key it came under when they are
-// equal (a symbol), else as the State's interned copy.
+// equal (a symbol), else as the State's interned copy; a long one that
+// straddled the body's blocks keeps the copy the scanner made of it.
 func Str[T any, S ~string](name string, p func(*T) *S) Field[T] {
 	return Field[T]{Name: name, Want: "a string",
 		Dec: func(st *State, v *T, key string) error {
-			b, err := st.D.Str()
+			b, fresh, err := st.D.StrFresh()
+			if fresh && len(b) > maxInternedLen {
+				// Nothing else refers to the copy, or will write it.
+				*p(v) = S(unsafe.String(unsafe.SliceData(b), len(b)))
+				return err
+			}
+			*p(v) = S(st.Str(b, key))
+			return err
+		},
+		Enc: func(b []byte, v *T) ([]byte, error) { return AppendString(b, string(*p(v))), nil }}
+}
+
+// MaxCode bounds, in bytes as sent, a value that names a product or a
+// market: a code, a symbol, a region. Codes are a few bytes; a longer one
+// is refused where it starts, and passed over without a copy however long
+// a hostile server makes it.
+const MaxCode = 1024
+
+// Symbol is a string that names a product or a market (a code, a symbol,
+// an exchange, a region), at most MaxCode bytes; read as Str reads one.
+func Symbol[T any, S ~string](name string, p func(*T) *S) Field[T] {
+	return Field[T]{Name: name, Want: "a code of at most " + strconv.Itoa(MaxCode) + " bytes",
+		Dec: func(st *State, v *T, key string) error {
+			b, err := st.D.StrMax(MaxCode)
 			*p(v) = S(st.Str(b, key))
 			return err
 		},

@@ -122,11 +122,12 @@ func NewMap[V any](value func(st *State, v *V, key string) error) *Map[V] {
 }
 
 // Read reads the object at the scanner into a map made at its final size;
-// a later duplicate key wins, and null is a nil map.
+// a later duplicate key wins, and null is a nil map. Its keys are codes, at
+// most MaxCode bytes.
 func (m *Map[V]) Read(st *State) (map[string]V, error) {
 	pairs := m.pairs.Take(st)
 	defer func() { m.pairs.Keep(st, pairs) }()
-	isNull, err := EachMember(&st.D, func(k []byte) error {
+	isNull, err := eachMember(&st.D, MaxCode, func(k []byte) error {
 		key := string(k)
 		pairs = append(pairs, keyed[V]{k: key})
 		return m.value(st, &pairs[len(pairs)-1].v, key)
@@ -177,13 +178,18 @@ func EachElem(d *wire.Decoder, elem func() error) (isNull bool, err error) {
 // with its key (valid until the next read) and the scanner at its value;
 // null is no object at all (isNull).
 func EachMember(d *wire.Decoder, member func(key []byte) error) (isNull bool, err error) {
+	return eachMember(d, -1, member)
+}
+
+// eachMember is EachMember refusing keys longer than keyLimit (when >= 0).
+func eachMember(d *wire.Decoder, keyLimit int, member func(key []byte) error) (isNull bool, err error) {
 	if d.Null() {
 		return true, nil
 	}
 	empty, err := Enter(d, '{')
 	for more := !empty; more && err == nil; {
 		var k []byte
-		if k, err = d.Key(); err == nil {
+		if k, err = d.KeyMax(keyLimit); err == nil {
 			if err = member(k); err == nil {
 				more, err = d.Next('}')
 			}

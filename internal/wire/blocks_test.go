@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -435,5 +436,106 @@ func TestBlocksMatchEncodingJSONValidity(t *testing.T) {
 		if got, want := d.Skip() == nil && d.End() == nil, json.Valid(b); got != want {
 			t.Errorf("valid(%q) in one-byte blocks = %v, encoding/json says %v", doc, got, want)
 		}
+	}
+}
+
+// allocated returns the bytes fn allocates.
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// A string that straddles many blocks is found in place and copied once,
+// at its size; skipped, it is not copied at all.
+func TestLongStringAcrossBlocksIsCopiedOnce(t *testing.T) {
+	const n = 4 << 20
+	content := strings.Repeat("abcdefgh", n/8)
+	doc := []byte(`{"s":"` + content + `","x":1}`)
+	blocks := splitEvery(doc, 64<<10)
+
+	var d Decoder
+	var got []byte
+	var fresh bool
+	bytes := allocated(func() {
+		d.ResetBlocks(blocks)
+		if _, err := d.Enter('{'); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Key(); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if got, fresh, err = d.StrFresh(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if string(got) != content || !fresh {
+		t.Fatalf("read %d bytes (fresh %v), want the %d-byte string in a fresh copy", len(got), fresh, n)
+	}
+	if bytes > n+n/8 {
+		t.Errorf("reading a %d-byte string allocated %d bytes, want about one copy", n, bytes)
+	}
+	if more, err := d.Next('}'); err != nil || !more {
+		t.Fatalf("after the string: more %v, %v", more, err)
+	}
+	if k, err := d.Key(); err != nil || string(k) != "x" {
+		t.Fatalf("next key %q, %v", k, err)
+	}
+
+	bytes = allocated(func() {
+		d.ResetBlocks(blocks)
+		if err := d.Skip(); err != nil || d.End() != nil {
+			t.Fatal(err)
+		}
+	})
+	if bytes > 64<<10 {
+		t.Errorf("skipping a %d-byte string allocated %d bytes, want none to speak of", n, bytes)
+	}
+}
+
+// StrMax and KeyMax refuse what is longer than their limit where it
+// starts, in one slice or across blocks, without copying it, and leave the
+// scan after it.
+func TestStrMaxRefusesLongStringsInPlace(t *testing.T) {
+	long := strings.Repeat("x", 1<<20)
+	for _, blockSize := range []int{1 << 30, 4 << 10, 7} {
+		doc := []byte(`["` + long + `","ok",{"` + long + `":1}]`)
+		var d Decoder
+		d.ResetBlocks(splitEvery(doc, blockSize))
+		if _, err := d.Enter('['); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		bytes := allocated(func() { _, err = d.StrMax(64) })
+		if err != ErrTooLong || bytes > 64<<10 {
+			t.Fatalf("blocks of %d: StrMax = %v after %d bytes allocated; want ErrTooLong and no copy", blockSize, err, bytes)
+		}
+		if more, err := d.Next(']'); !more || err != nil {
+			t.Fatalf("blocks of %d: after the refused string: %v, %v", blockSize, more, err)
+		}
+		if s, err := d.StrMax(64); err != nil || string(s) != "ok" {
+			t.Fatalf("blocks of %d: next string %q, %v", blockSize, s, err)
+		}
+		if more, err := d.Next(']'); !more || err != nil {
+			t.Fatal(more, err)
+		}
+		if _, err := d.Enter('{'); err != nil {
+			t.Fatal(err)
+		}
+		keyAt := d.Offset()
+		_, err = d.KeyMax(64)
+		var we *Error
+		if !errors.As(err, &we) || we.Offset != keyAt || !strings.Contains(we.Msg, "longer than 64") {
+			t.Fatalf("blocks of %d: KeyMax = %v, want a refusal at %d", blockSize, err, keyAt)
+		}
+	}
+	var d Decoder
+	d.Reset([]byte(`"` + strings.Repeat("y", 64) + `"`))
+	if s, err := d.StrMax(64); err != nil || len(s) != 64 {
+		t.Errorf("a string at the limit: %d bytes, %v", len(s), err)
 	}
 }

@@ -34,11 +34,14 @@
 // whole input, across blocks, so an error can be placed in the body.
 //
 // Slices the readers return (keys, strings, number literals, Raw, Since)
-// alias the input where they can. A token that straddles two blocks is read
-// from a small copy made for it alone, and Raw or Since across blocks
-// return a fresh copy; no copy is reused or written afterwards. So every
-// returned slice stays valid, and unchanged, for as long as the caller
-// leaves the input's bytes alone; keep one longer by copying it.
+// alias the input where they can. A string that straddles blocks is found
+// in place and copied once, at its size (StrFresh says when), a number or
+// literal that straddles is read from a small copy made for it alone, and
+// Raw or Since across blocks return a fresh copy; no copy is reused or
+// written afterwards. So every returned slice stays valid, and unchanged,
+// for as long as the caller leaves the input's bytes alone; keep one
+// longer by copying it. A string passed over (Skip, or refused by StrMax
+// or KeyMax for its length) is never copied, however long.
 package wire
 
 import (
@@ -289,13 +292,7 @@ func (d *Decoder) Mark() Mark {
 // Rewind goes back to m, to read the value there again.
 func (d *Decoder) Rewind(m Mark) {
 	d.depth = m.depth
-	if p := m.pos - d.base; p >= 0 && p <= len(d.buf) {
-		d.pos = p
-		return
-	}
-	j := d.block(m.pos) // all blocks stay resident: read it in place again
-	d.buf, d.base, d.pos = d.blocks[j], d.starts[j], m.pos-d.starts[j]
-	d.ej, d.ek = j, len(d.buf)
+	d.seek(m.pos)
 }
 
 // Since returns the input from m to where the decoder is: it aliases the
@@ -371,6 +368,11 @@ func (d *Decoder) Key() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return d.afterKey(quoted, plain)
+}
+
+// afterKey passes over the colon after a key and returns the key's content.
+func (d *Decoder) afterKey(quoted []byte, plain bool) ([]byte, error) {
 	if d.ws(); d.pos == len(d.buf) {
 		d.wsMore()
 	}
@@ -382,6 +384,26 @@ func (d *Decoder) Key() ([]byte, error) {
 		return content, nil
 	}
 	return unquote(quoted)
+}
+
+// KeyMax is Key refusing a key longer than limit bytes as sent (a key that
+// is a code, say), without copying it: the error says where it starts.
+func (d *Decoder) KeyMax(limit int) ([]byte, error) {
+	if d.ws(); d.pos == len(d.buf) {
+		d.wsMore()
+	}
+	if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
+		return nil, d.unexpected("object key")
+	}
+	start := d.base + d.pos
+	quoted, plain, _, err := d.scanStringMax(limit)
+	if err == ErrTooLong {
+		return nil, &Error{Offset: start, Msg: "object key longer than " + strconv.Itoa(limit) + " bytes"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d.afterKey(quoted, plain)
 }
 
 // Skip validates and passes over the next value.
@@ -415,7 +437,7 @@ func (d *Decoder) value() error {
 	case '[':
 		err = d.skipArray()
 	case '"':
-		_, _, err = d.scanString()
+		err = d.skipString()
 	case 't':
 		err = d.literal("true")
 	case 'f':
@@ -437,7 +459,7 @@ func (d *Decoder) skipObject() error {
 		if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
 			return d.unexpected("object key")
 		}
-		if _, _, err = d.scanString(); err != nil {
+		if err = d.skipString(); err != nil {
 			return err
 		}
 		if d.ws(); d.pos == len(d.buf) {
@@ -487,44 +509,177 @@ var plainByte = func() (t [256]bool) {
 // scanString passes over a string starting at its opening quote. quoted is
 // the string with its quotes; plain reports that its content needs no
 // unquoting: no escapes and valid UTF-8. A string that straddles blocks is
-// scanned on in a copy (more keeps it from its quote), so quoted is always
-// one slice.
+// found in place and then copied once, at its size (see across), so quoted
+// is always one slice.
 func (d *Decoder) scanString() (quoted []byte, plain bool, err error) {
-	start := d.pos
-	d.pos++ // opening quote
-	escaped, nonASCII := false, false
+	quoted, plain, _, err = d.scanStringMax(-1)
+	return quoted, plain, err
+}
+
+// scanStringMax is scanString refusing, with ErrTooLong and no copy, a
+// string whose content is longer than limit (when limit >= 0). copied
+// reports that quoted is a fresh copy, made because the string straddles
+// blocks.
+func (d *Decoder) scanStringMax(limit int) (quoted []byte, plain, copied bool, err error) {
+	end, escaped, nonASCII, err := d.stringEnd(limit)
+	if err != nil {
+		return nil, false, false, err
+	}
+	start := d.base + d.pos
+	if end < 0 { // it straddles blocks, or is too long: find its end in place
+		if end, escaped, nonASCII, err = d.across(escaped, nonASCII); err != nil {
+			return nil, false, false, err
+		}
+	} else {
+		end += d.base
+	}
+	if limit >= 0 && end-start-2 > limit {
+		d.seek(end)
+		return nil, false, false, ErrTooLong
+	}
+	if p := start - d.base; end-d.base <= len(d.buf) {
+		quoted = d.buf[p : end-d.base]
+	} else {
+		quoted, copied = d.copyInput(start, end), true // one copy, at its size
+	}
+	d.seek(end)
+	return quoted, !escaped && (!nonASCII || utf8.Valid(quoted[1:len(quoted)-1])), copied, nil
+}
+
+// skipString passes over the string at d.pos in place, however long.
+func (d *Decoder) skipString() error {
+	end, escaped, nonASCII, err := d.stringEnd(-1)
+	if err != nil {
+		return err
+	}
+	if end < 0 {
+		if end, _, _, err = d.across(escaped, nonASCII); err != nil {
+			return err
+		}
+		d.seek(end)
+		return nil
+	}
+	d.pos = end
+	return nil
+}
+
+// stringEnd scans the string at d.pos (its opening quote) within the
+// window and returns where it ends in the window, just past its closing
+// quote, leaving d.pos at its start. When the window ends first, end is
+// -1 and the rest is left to across. A string longer than limit (when
+// limit >= 0) stops the scan there with end -1 too.
+func (d *Decoder) stringEnd(limit int) (end int, escaped, nonASCII bool, err error) {
+	b, i := d.buf, d.pos+1
 	for {
-		for d.pos < len(d.buf) && plainByte[d.buf[d.pos]] {
-			d.pos++
+		for i < len(b) && plainByte[b[i]] {
+			i++
 		}
-		if d.pos >= len(d.buf) {
-			if d.more(start) {
-				start = 0
-				continue
-			}
-			return nil, false, d.fail("unexpected end of input in string")
+		if i >= len(b) && d.base+len(b) >= d.total {
+			return 0, false, false, &Error{Offset: d.base + i, Msg: "unexpected end of input in string"}
 		}
-		switch c := d.buf[d.pos]; {
+		if i >= len(b) || limit >= 0 && i-d.pos > limit {
+			return -1, escaped, nonASCII, nil
+		}
+		switch c := b[i]; {
 		case c == '"':
-			d.pos++
-			quoted = d.buf[start:d.pos]
-			return quoted, !escaped && (!nonASCII || utf8.Valid(quoted[1:len(quoted)-1])), nil
+			return i + 1, escaped, nonASCII, nil
 		case c == '\\':
 			escaped = true
-			if len(d.buf)-d.pos < 6 && d.more(start) { // the longest escape: \uXXXX
-				start = 0
-				continue
+			if len(b)-i < 6 && d.base+len(b) < d.total { // the longest escape, \uXXXX, may straddle
+				return -1, escaped, nonASCII, nil
 			}
-			if err := d.escape(); err != nil {
-				return nil, false, err
+			p := d.pos
+			d.pos = i
+			err := d.escape()
+			i, d.pos = d.pos, p
+			if err != nil {
+				return 0, false, false, err
 			}
 		case c < 0x20:
-			return nil, false, d.fail("control character in string")
+			return 0, false, false, &Error{Offset: d.base + i, Msg: "control character in string"}
 		default:
 			nonASCII = true
-			d.pos++
+			i++
 		}
 	}
+}
+
+// across finds, in place, where the string at d.pos ends, however many
+// blocks it spans: the input offset just past its closing quote. It
+// validates as scanString does and leaves d.pos where it was.
+func (d *Decoder) across(escaped, nonASCII bool) (end int, _, _ bool, err error) {
+	const (
+		normal = iota
+		backslash
+	)
+	state, hex := normal, 0
+	off := d.base + d.pos + 1 // past the opening quote
+	blocks, starts, first := d.blocks, d.starts, 0
+	if blocks == nil { // one slice: the window is the input
+		blocks, starts = [][]byte{d.buf}, []int{d.base}
+	} else {
+		first = d.block(off)
+	}
+	for j := first; j < len(blocks); j++ {
+		b := blocks[j]
+		for i := max(off-starts[j], 0); i < len(b); i++ {
+			c, at := b[i], starts[j]+i
+			switch {
+			case hex > 0:
+				if !isHex(c) {
+					return 0, false, false, &Error{Offset: at, Msg: "invalid \\u escape"}
+				}
+				hex--
+			case state == backslash:
+				switch c {
+				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				case 'u':
+					hex = 4
+				default:
+					return 0, false, false, &Error{Offset: at, Msg: "invalid escape in string"}
+				}
+				state = normal
+			case c == '"':
+				return at + 1, escaped, nonASCII, nil
+			case c == '\\':
+				state, escaped = backslash, true
+			case c < 0x20:
+				return 0, false, false, &Error{Offset: at, Msg: "control character in string"}
+			case c >= 0x80:
+				nonASCII = true
+			}
+		}
+	}
+	msg := "unexpected end of input in string"
+	if state == backslash || hex > 0 {
+		msg = "unexpected end of input in string escape"
+		if hex > 0 {
+			msg = "invalid \\u escape"
+		}
+	}
+	return 0, false, false, &Error{Offset: d.total, Msg: msg}
+}
+
+// copyInput returns a fresh copy of the input from offset from to to.
+func (d *Decoder) copyInput(from, to int) []byte {
+	out := make([]byte, 0, to-from)
+	for j := d.block(from); len(out) < cap(out); j++ {
+		b := d.blocks[j][from+len(out)-d.starts[j]:]
+		out = append(out, b[:min(len(b), cap(out)-len(out))]...)
+	}
+	return out
+}
+
+// seek moves the scan to input offset off, reading the block that holds
+// it in place: every block stays resident.
+func (d *Decoder) seek(off int) {
+	if p := off - d.base; p >= 0 && p <= len(d.buf) {
+		d.pos = p
+		return
+	}
+	j := d.block(off)
+	d.buf, d.base, d.pos = d.blocks[j], d.starts[j], off-d.starts[j]
+	d.ej, d.ek = j, len(d.buf)
 }
 
 func (d *Decoder) escape() error {
@@ -856,38 +1011,62 @@ func exact(mant uint64, frac int, neg bool) float64 {
 // a bare finite number, kept as its literal text. The result aliases the
 // input unless the string had escapes or invalid UTF-8.
 func (d *Decoder) Str() ([]byte, error) {
+	b, _, err := d.str(-1)
+	return b, err
+}
+
+// StrFresh is Str that also reports whether the bytes are a fresh copy
+// made for this string alone (it straddled blocks), which nothing else
+// refers to or will write: a caller may keep them as they are, say as
+// the bytes of a string, instead of copying them again.
+func (d *Decoder) StrFresh() (b []byte, fresh bool, err error) { return d.str(-1) }
+
+// ErrTooLong reports a string longer than StrMax allows.
+var ErrTooLong = errors.New("itick: string too long")
+
+// StrMax reads a string as Str does, but refuses one whose content is
+// longer than limit bytes as sent with ErrTooLong, passing over it in
+// place: a value that should be short (a code, a symbol) costs no copy
+// however long a hostile server makes it. A negative limit is no limit.
+func (d *Decoder) StrMax(limit int) ([]byte, error) {
+	b, _, err := d.str(limit)
+	return b, err
+}
+
+func (d *Decoder) str(limit int) (b []byte, fresh bool, err error) {
 	if d.ws(); d.pos == len(d.buf) {
 		d.wsMore()
 	}
 	if d.pos >= len(d.buf) {
-		return nil, d.unexpected("string")
+		return nil, false, d.unexpected("string")
 	}
 	switch c := d.buf[d.pos]; {
 	case c == '"':
-		quoted, plain, err := d.scanString()
+		quoted, plain, copied, err := d.scanStringMax(limit)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if plain {
-			return quoted[1 : len(quoted)-1], nil
+			return quoted[1 : len(quoted)-1], copied, nil
 		}
-		return unquote(quoted)
+		b, err := unquote(quoted) // a new buffer, or quoted's content
+		return b, copied || len(b) > 0 && &b[0] != &quoted[1], err
 	case c == 'n':
 		if d.Null() {
-			return nil, nil
+			return nil, false, nil
 		}
-		return nil, d.unexpected("null")
+		return nil, false, d.unexpected("null")
 	case c == '-' || isDigit(c):
 		lit, err := d.scanNumber()
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if _, err := ParseFloat(lit); err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		return lit, nil
+		return lit, false, nil
 	}
-	return nil, errNotString
+	return nil, false, errNotString
 }
 
 // IsNumberLiteral accepts the characters of a number, so that strconv's
