@@ -18,7 +18,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/d19c4e34/itick"
-	"github.com/d19c4e34/itick/internal/testutil"
 )
 
 func TestNewRejectsBadArguments(t *testing.T) {
@@ -446,7 +445,7 @@ func TestFallbackSwitchesAndRecovers(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
 	rdb := srv.client(t)
-	var logs testutil.SyncBuffer
+	var logs syncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	l, err := New(rdb, "quota", 10, WithWindow(time.Hour), WithFallback(0.2), WithLogger(logger))
 	if err != nil {

@@ -1,13 +1,20 @@
 // Command sharedquota runs a small fleet of workers, each with its own
 // client and its own redisquota.Limiter, against one quota that they share
-// through Redis, the way separate processes or machines would. The offline
-// simulator enforces the quota and counts what it refuses: nothing.
+// through Redis, the way separate processes or machines would.
+//
+// Without ITICK_TOKEN it talks to the offline simulator from markettest,
+// which enforces a demo quota of 10 calls in any 2 seconds and counts what
+// it refuses: nothing. With ITICK_TOKEN set it talks to the iTick service
+// (ITICK_BASE_URL and ITICK_PLAN apply too) under the plan's quota.
 //
 // It uses the Redis at REDIS_URL when that is set (redis://host:6379/0),
 // and otherwise starts redis-server from PATH on a free loopback port for
 // the length of the run. Without either it says how to get one.
 //
-//	go run ./examples/sharedquota
+// This program is its own module, so that the SDK's module stays free of
+// Redis. From this directory:
+//
+//	go run .
 package main
 
 import (
@@ -15,26 +22,28 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/d19c4e34/itick"
-	"github.com/d19c4e34/itick/examples/internal/exampleenv"
 	"github.com/d19c4e34/itick/markettest"
 	"github.com/d19c4e34/itick/redisquota"
 )
 
 // The demo's quota is 10 calls in any 2 seconds, so the run takes seconds;
 // a real fleet passes redisquota.PerMinute(plan) and keeps the default
-// window.
+// window, as this program does against the service.
 const (
 	workers        = 4
 	callsPerWorker = 6
@@ -47,11 +56,54 @@ const (
 	margin = 200 * time.Millisecond
 )
 
-func main() { exampleenv.Main("sharedquota", run) }
+const usage = `Usage: sharedquota
+
+Runs %d workers, each with its own iTick client and redisquota.Limiter, making
+%d quote calls each against one quota shared through Redis.
+
+Environment:
+  REDIS_URL     the Redis to use (redis://host:6379/0); unset, it starts
+                redis-server from PATH for the run
+  ITICK_TOKEN   set, it talks to the iTick service under the plan's quota;
+                unset, to an offline simulator enforcing %d calls in any %s
+  ITICK_PLAN    the plan whose quota applies with ITICK_TOKEN (default Base)
+`
+
+func main() {
+	os.Exit(cli(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// cli runs the program with args and returns its exit status: 0 on success
+// and for -h, 1 when the run fails, 2 for a bad command line.
+func cli(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sharedquota", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // the errors and the usage are printed below
+	printUsage := func(w io.Writer) { fmt.Fprintf(w, usage, workers, callsPerWorker, quota, window) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(stdout)
+			return 0
+		}
+		fmt.Fprintf(stderr, "sharedquota: %v\n", err)
+		printUsage(stderr)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "sharedquota: unexpected argument %q\n", fs.Arg(0))
+		printUsage(stderr)
+		return 2
+	}
+	// An interrupt cancels the run, and with it every worker's Wait.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, stdout); err != nil {
+		fmt.Fprintf(stderr, "sharedquota: %v\n", err)
+		return 1
+	}
+	return 0
+}
 
 func run(ctx context.Context, w io.Writer) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
 	rdb, stop, err := openRedis(ctx, w)
 	if errors.Is(err, errNoRedis) {
 		fmt.Fprintln(w, "This example needs Redis. Set REDIS_URL (redis://host:6379/0) to use one you run,")
@@ -64,9 +116,42 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	defer stop()
 
-	sim := markettest.NewServer(markettest.WithQuota(quota), markettest.WithQuotaWindow(window))
-	defer sim.Close()
-	fmt.Fprintf(w, "Simulator at %s enforces %d calls in any %s.\n", sim.URL, quota, window)
+	// The real service when ITICK_TOKEN is set, and otherwise a simulator
+	// that enforces the demo's quota.
+	env, err := markettest.OpenEnv([]markettest.Option{markettest.WithQuota(quota), markettest.WithQuotaWindow(window)})
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	// The quota the service counts, and the window the limiters count it
+	// in: wider by a margin, as the SDK's own limiter is.
+	perWindow, serviceWindow, limiterWindow := quota, window, window+margin
+	if env.Offline() {
+		// The demo takes seconds; give up well before a user would wonder.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		fmt.Fprintf(w, "Simulator at %s enforces %d calls in any %s.\n", env.Server.URL, quota, window)
+	} else {
+		plan := itick.PlanBase
+		if v := os.Getenv("ITICK_PLAN"); v != "" {
+			if plan, err = itick.ParsePlan(v); err != nil {
+				return fmt.Errorf("ITICK_PLAN: %w", err)
+			}
+		}
+		perWindow, serviceWindow, limiterWindow = redisquota.PerMinute(plan), time.Minute, redisquota.DefaultWindow
+		if perWindow == 0 {
+			return fmt.Errorf("plan %s has no documented quota: pass your contract's figure to redisquota.New", plan)
+		}
+		fmt.Fprintf(w, "Using the iTick service at %s: plan %s, %d calls a minute.\n", env.Client.BaseURL(), plan, perWindow)
+	}
+	// newClient builds a client for what env talks to.
+	newClient := func(opts ...itick.Option) (*itick.Client, error) {
+		if env.Offline() {
+			return env.Server.Client(opts...)
+		}
+		return itick.NewClientFromEnv(opts...)
+	}
 
 	// One key per iTick token; a fresh one here so that runs against a
 	// shared Redis do not meet. The braces are a Redis Cluster hash tag.
@@ -79,18 +164,20 @@ func run(ctx context.Context, w io.Writer) error {
 		err   error
 	}
 	results := make([]result, workers)
+	clients := make([]*itick.Client, workers)
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i := range workers {
 		// Each worker builds what a process of its own would.
-		lim, err := redisquota.New(rdb, key, quota, redisquota.WithWindow(window+margin))
+		lim, err := redisquota.New(rdb, key, perWindow, redisquota.WithWindow(limiterWindow))
 		if err != nil {
 			return err
 		}
-		client, err := sim.Client(itick.WithLimiter(lim))
+		client, err := newClient(itick.WithLimiter(lim))
 		if err != nil {
 			return err
 		}
+		clients[i] = client
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -106,18 +193,20 @@ func run(ctx context.Context, w io.Writer) error {
 	wg.Wait()
 	elapsed := time.Since(start)
 
-	total := 0
+	total, refused := 0, int64(0)
 	for i, r := range results {
 		fmt.Fprintf(w, "Worker %d made %d calls.\n", i+1, r.calls)
 		if r.err != nil {
 			return fmt.Errorf("worker %d: %w", i+1, r.err)
 		}
 		total += r.calls
+		refused += clients[i].Stats().RateLimited
 	}
-	ideal := time.Duration((total+quota-1)/quota-1) * window
+	// The whole quota may go at once, and as much again each window after.
+	ideal := time.Duration((total+perWindow-1)/perWindow-1) * serviceWindow
 	fmt.Fprintf(w, "%d calls in %s; the quota allows them in no less than %s.\n",
 		total, elapsed.Round(10*time.Millisecond), ideal)
-	fmt.Fprintf(w, "The simulator refused %d calls with 429.\n", sim.Stats().RateLimited)
+	fmt.Fprintf(w, "The service refused %d calls with 429.\n", refused)
 	return nil
 }
 
