@@ -11,6 +11,11 @@
 //	...
 //	client, err := itick.NewClient(token, itick.WithPlan(itick.PlanBase), itick.WithLimiter(lim))
 //
+// The package is a module of its own, so that programs using the SDK
+// without it have no Redis client in their module graph:
+//
+//	go get github.com/d19c4e34/itick/redisquota
+//
 // # Semantics
 //
 // The limit is the one the SDK's own plan limiter applies, fleet-wide: the
@@ -32,23 +37,49 @@
 //
 // # Contexts and errors
 //
-// A Wait that ends with its context takes nothing from the quota: a call is
-// recorded only by the script, never while sleeping, and one the script
-// recorded for a context that ended meanwhile is removed again. When the
-// next slot lies past the context's deadline, Wait returns at once with an
+// Wait returns within moments of its context ending, whatever Redis does,
+// with the context's error: it never waits on Redis past that, nor past
+// the Limiter's timeout (WithRedisTimeout, DefaultRedisTimeout unless set).
+// A request it stops waiting for goes on in the background. When the next
+// slot lies past the context's deadline, Wait returns at once with an
 // error wrapping context.DeadlineExceeded.
 //
-// go-redis applies a context's deadline to its network reads and writes
-// only when the client's options set ContextTimeoutEnabled; set it so that a
-// Wait against a Redis that hangs ends with its context rather than after
-// the client's ReadTimeout.
+// A Wait that ends with its context, or fails, takes nothing from the
+// quota. A call is recorded only by the script, never while sleeping. One
+// the script recorded for a Wait that has ended is given back as soon as
+// the answer arrives. One whose answer never came (none within the
+// timeout, or the connection broke on the way), which Redis may have
+// recorded or may still record, is given back with the Limiter's next
+// request to Redis, which also marks it so that a script for it that Redis
+// runs later records nothing; until that request it counts as a call
+// made. A Limiter keeps up to 256 calls to give back.
 //
-// When Redis fails, Wait fails closed: it returns an error wrapping the one
-// from go-redis (errors.Is and errors.As find it, *net.OpError or
-// redis.Error included), never a context error unless the context was the
+// When Redis fails or does not answer within the timeout, Wait fails
+// closed: it returns an error wrapping the one from go-redis (errors.Is and
+// errors.As find it, *net.OpError or redis.Error included) or
+// ErrRedisTimeout, never a context error unless the context was the
 // reason. WithFallback chooses to go on instead, under a local limiter at a
 // stated share of the quota, logging when it switches and when Redis is
-// back.
+// back. A Limiter with a fallback waits for Redis at most half of the time
+// left before a caller's deadline (but at least 50 ms, and at most the
+// timeout) before it counts Redis as failing, so that the fallback can
+// still grant the call in time.
+//
+// # What runs in the background
+//
+// A request a Wait stopped waiting for ends when Redis answers, when the
+// client is closed, or when its deadline passes: the Limiter's timeout,
+// counted from when it was sent. Giving back a call it recorded is one more
+// request with the same bound. go-redis applies a deadline to its reads
+// and writes only when the client's options set ContextTimeoutEnabled;
+// otherwise its ReadTimeout and WriteTimeout (3 s each by default) bound
+// them instead, and a ReadTimeout of -1 (none) leaves them to Redis's
+// answer or the client's Close. With ContextTimeoutEnabled set, nothing a
+// Limiter starts lives longer than about twice its timeout, so a
+// goroutine-leak check (such as go.uber.org/goleak) in a test finds nothing
+// of the Limiter's once Redis answers, the client is closed, or that bound
+// has passed; go-redis's own goroutines end with the client's Close. A
+// Limiter holds nothing else and has no Close of its own.
 //
 // # Redis Cluster and Sentinel
 //

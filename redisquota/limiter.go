@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
 	"reflect"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -18,42 +20,19 @@ import (
 	"github.com/d19c4e34/itick/internal/wait"
 )
 
-// DefaultWindow is the window New counts perMinute calls in unless
-// WithWindow sets another: the window of the SDK's own plan limiter, a
-// minute plus a second of margin, so requests that reach the service late
-// by network jitter cannot put the service's own minute over the quota.
-const DefaultWindow = time.Minute + time.Second
+// ErrRedisTimeout is matched by the error of a Wait whose request Redis did
+// not answer within the Limiter's timeout (WithRedisTimeout). The Limiter
+// counts it as Redis failing: WithFallback takes over.
+var ErrRedisTimeout = errors.New("redisquota: Redis did not answer within the Limiter's timeout")
 
-// releaseTimeout bounds the clean-up that gives back a call recorded for a
-// context that ended while the script ran. It runs past that context, or
-// the call would stay counted for a whole window.
-const releaseTimeout = time.Second
+// minFallbackTry is the least time a Limiter with a fallback gives Redis
+// before it counts Redis as failing. It keeps a caller whose deadline is
+// very near from sending the whole process to its fallback.
+const minFallbackTry = 50 * time.Millisecond
 
-// takeScript records a call in the sorted set KEYS[1] when the window has
-// room, and otherwise answers how long until it has. Scores and the window
-// are microseconds on the Redis server's clock, which stay exact in Lua's
-// doubles (2^53 µs is 285 years). ARGV: window (µs), calls per window,
-// this call's member. It returns 0 when the call was recorded, and the
-// wait in µs (at least 1, at most the window) when it was not.
-var takeScript = redis.NewScript(`
-if redis.replicate_commands then redis.replicate_commands() end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local window = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local count = redis.call('ZCARD', KEYS[1])
-if count < limit then
-  redis.call('ZADD', KEYS[1], now, ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], math.ceil(window / 1000))
-  return 0
-end
-local oldest = redis.call('ZRANGE', KEYS[1], count - limit, count - limit, 'WITHSCORES')
-local wait = tonumber(oldest[2]) + window - now
-if wait < 1 then wait = 1 end
-if wait > window then wait = window end
-return wait
-`)
+// maxPending bounds the calls a Limiter keeps to give back with its next
+// request to Redis.
+const maxPending = 256
 
 // Limiter paces calls to a quota shared, through one Redis key, by every
 // process that uses the key. It is safe for concurrent use and satisfies
@@ -63,68 +42,16 @@ type Limiter struct {
 	key       string
 	perMinute int
 	window    time.Duration
+	timeout   time.Duration
 	log       *slog.Logger
 	fb        *fallback // nil: fail closed
 
 	now    func() time.Time // the local clock; only the fallback reads it
 	prefix string           // this Limiter's part of every member
 	seq    atomic.Uint64
-}
 
-// Option configures a Limiter. A bad one makes New fail with an error
-// matching itick.ErrInvalidArgument.
-type Option func(*settings) error
-
-type settings struct {
-	window time.Duration
-	share  float64 // 0: no fallback
-	log    *slog.Logger
-}
-
-// WithWindow sets the window perMinute calls are counted in, exactly: no
-// margin is added. The default is DefaultWindow. It must be at least a
-// millisecond, the resolution of the key's expiry.
-func WithWindow(d time.Duration) Option {
-	return func(s *settings) error {
-		if d < time.Millisecond {
-			return invalidArg("WithWindow: window %s, want at least 1ms", d)
-		}
-		s.window = d
-		return nil
-	}
-}
-
-// WithFallback makes Wait go on when Redis fails instead of returning the
-// error: calls are then paced by a limiter in this process alone, at share
-// of the quota (in (0, 1]; at least one call per window), and Redis is
-// tried again about once a second. Choose share so the processes together
-// stay within the quota: 1/n for a fleet of n. The switch is logged at
-// Warn with the Redis error, the return at Info.
-//
-// The local limiter counts only the calls made while it is in use, so
-// right after the switch a process may add its share on top of what the
-// fleet took through Redis in the same window.
-func WithFallback(share float64) Option {
-	return func(s *settings) error {
-		if !(share > 0 && share <= 1) {
-			return invalidArg("WithFallback: share %v, want more than 0 and at most 1", share)
-		}
-		s.share = share
-		return nil
-	}
-}
-
-// WithLogger sets where the Limiter logs: the fallback's switches, and a
-// call it could not give back to Redis after its context ended. The
-// default is slog.Default(); nil discards the lines.
-func WithLogger(l *slog.Logger) Option {
-	return func(s *settings) error {
-		if l == nil {
-			l = slog.New(slog.DiscardHandler)
-		}
-		s.log = l
-		return nil
-	}
+	mu      sync.Mutex
+	pending []string // calls to give back with the next request to Redis
 }
 
 // New returns a Limiter that lets at most perMinute calls start in any
@@ -143,7 +70,7 @@ func New(rdb redis.UniversalClient, key string, perMinute int, opts ...Option) (
 	if perMinute < 1 {
 		return nil, invalidArg("New: perMinute %d, want at least 1 (PerMinute gives 0 for PlanEnterprise, whose quota is the contract's)", perMinute)
 	}
-	s := settings{window: DefaultWindow, log: slog.Default()}
+	s := settings{window: DefaultWindow, timeout: DefaultRedisTimeout, log: slog.Default()}
 	for _, opt := range opts {
 		if opt == nil {
 			continue
@@ -159,6 +86,7 @@ func New(rdb redis.UniversalClient, key string, perMinute int, opts ...Option) (
 		key:       key,
 		perMinute: perMinute,
 		window:    s.window,
+		timeout:   s.timeout,
 		log:       s.log,
 		now:       time.Now,
 		prefix:    hex.EncodeToString(id[:]) + ":",
@@ -174,10 +102,10 @@ func (l *Limiter) Limit() (int, time.Duration) { return l.perMinute, l.window }
 
 // Wait blocks until this process may make one call without putting any
 // window over the quota, counted across every process on the key. It
-// returns ctx's error, taking nothing, when ctx ends first, and at once an
-// error wrapping context.DeadlineExceeded when the next slot lies past
-// ctx's deadline. When Redis fails it returns an error wrapping Redis's,
-// unless WithFallback was given.
+// returns within moments of ctx ending, whatever Redis does, with ctx's
+// error, and at once with one wrapping context.DeadlineExceeded when the
+// next slot lies past ctx's deadline. Unless WithFallback was given, Redis
+// failing or not answering in time (ErrRedisTimeout) is an error too.
 func (l *Limiter) Wait(ctx context.Context) error {
 	if ctx == nil {
 		return invalidArg("Wait: nil context")
@@ -197,24 +125,22 @@ func (l *Limiter) Wait(ctx context.Context) error {
 // from ctx.
 func (l *Limiter) waitRedis(ctx context.Context) (redisFailed bool, err error) {
 	member := l.prefix + strconv.FormatUint(l.seq.Add(1), 36)
-	windowMicros := l.window.Microseconds()
 	for {
-		d, err := takeScript.Run(ctx, l.rdb, []string{l.key}, windowMicros, l.perMinute, member).Int64()
+		r, err := l.try(ctx, member)
 		if ctxErr := ctx.Err(); ctxErr != nil {
-			// The script may have recorded the call before ctx ended, on
-			// the server or while the answer was on its way.
-			if err != nil || d == 0 {
-				l.release(ctx, member)
-			}
 			return false, fmt.Errorf("redisquota: waiting on key %q: %w", l.key, ctxErr)
 		}
 		if err != nil {
-			return true, fmt.Errorf("redisquota: key %q: %w", l.key, err)
+			return true, err
 		}
-		if d == 0 {
+		switch r.code {
+		case granted:
 			return false, nil
+		case full:
+		default: // givenBack: this call's member is given back only once its Wait has ended
+			return false, fmt.Errorf("redisquota: key %q: unexpected answer %d from the quota script", l.key, r.code)
 		}
-		delay := time.Duration(min(d, math.MaxInt64/1000)) * time.Microsecond
+		delay := time.Duration(min(r.value, math.MaxInt64/1000)) * time.Microsecond
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < delay {
 			return false, fmt.Errorf("redisquota: next slot on key %q in %s is past the deadline: %w",
 				l.key, delay.Round(time.Millisecond), context.DeadlineExceeded)
@@ -225,13 +151,141 @@ func (l *Limiter) waitRedis(ctx context.Context) (redisFailed bool, err error) {
 	}
 }
 
-// release removes a call the script recorded for a context that ended.
-func (l *Limiter) release(ctx context.Context, member string) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+// try runs the script once to take member's call. It returns when the
+// answer comes, when ctx ends, or when the Limiter's timeout passes,
+// whichever is first, and never waits on Redis past that: the request goes
+// on in the background, bounded by the timeout, and gives the call back if
+// it was recorded for a caller that has gone. err is a Redis failure,
+// ErrRedisTimeout included; when ctx has ended, the caller looks at ctx.
+func (l *Limiter) try(ctx context.Context, member string) (reply, error) {
+	back := l.takePending()
+	// The request keeps ctx's values (for tracing hooks) but not its end:
+	// go-redis reads a context's deadline, not its cancellation, and the
+	// request must end by the timeout in any case.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.timeout)
+	answer := make(chan reply) // unbuffered: the answer has one owner
+	gone := make(chan struct{})
+	go func() {
+		defer cancel()
+		r := l.run(rctx, member, back)
+		if r.err != nil {
+			l.addPending(back...)
+		}
+		select {
+		case answer <- r:
+		case <-gone:
+			l.settleLate(ctx, member, r)
+		}
+	}()
+	// With a fallback, the caller waits for Redis at most half of its
+	// time, so that the fallback has the other half; the request itself
+	// goes on for the whole timeout, to learn whether it recorded the call.
+	bound := l.timeout
+	var cut <-chan time.Time
+	if deadline, ok := ctx.Deadline(); ok && l.fb != nil {
+		if b := max(time.Until(deadline)/2, minFallbackTry); b < bound {
+			bound = b
+			timer := time.NewTimer(b)
+			defer timer.Stop()
+			cut = timer.C
+		}
+	}
+	select {
+	case r := <-answer:
+		if ctx.Err() != nil {
+			// The answer came as ctx ended: the caller will not use it.
+			if r.err == nil && r.code == granted {
+				go l.giveBack(ctx, member)
+			} else {
+				l.settleLate(ctx, member, r)
+			}
+			return r, nil
+		}
+		if r.err != nil {
+			if !unsent(r.err) {
+				l.addPending(member)
+			}
+			// go-redis may see the deadline pass on its connection before
+			// rctx's own timer marks it.
+			requestDeadline, _ := rctx.Deadline()
+			return r, l.redisError(r.err, !time.Now().Before(requestDeadline), bound)
+		}
+		return r, nil
+	case <-ctx.Done():
+	case <-rctx.Done():
+	case <-cut:
+	}
+	close(gone)
+	if ctx.Err() != nil {
+		return reply{}, ctx.Err()
+	}
+	return reply{}, fmt.Errorf("%w (%s, key %q)", ErrRedisTimeout, bound, l.key)
+}
+
+// redisError wraps err, from a request that failed; timedOut says the
+// request's own deadline had passed. An error go-redis took from that
+// deadline must not match context.DeadlineExceeded: the caller's context
+// was not the reason.
+func (l *Limiter) redisError(err error, timedOut bool, bound time.Duration) error {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+		return fmt.Errorf("%w (%s, key %q): %v", ErrRedisTimeout, bound, l.key, err)
+	case timedOut:
+		return fmt.Errorf("%w (%s, key %q): %w", ErrRedisTimeout, bound, l.key, err)
+	}
+	return fmt.Errorf("redisquota: key %q: %w", l.key, err)
+}
+
+// settleLate handles the answer to a request whose caller has gone: a call
+// the script recorded is given back now, and one whose fate is unknown
+// with the next request.
+func (l *Limiter) settleLate(ctx context.Context, member string, r reply) {
+	switch {
+	case r.err == nil && r.code == granted:
+		l.giveBack(ctx, member)
+	case r.err != nil && !unsent(r.err):
+		l.addPending(member)
+	}
+}
+
+// giveBack removes a recorded call whose caller has gone, within the
+// Limiter's timeout, together with the calls pending. What fails stays
+// pending for the next request.
+func (l *Limiter) giveBack(ctx context.Context, member string) {
+	back := append(l.takePending(), member)
+	gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.timeout)
 	defer cancel()
-	if err := l.rdb.ZRem(rctx, l.key, member).Err(); err != nil {
-		l.log.Warn("redisquota: could not give back a call whose context ended; it counts until it leaves the window",
-			"key", l.key, "err", err)
+	if r := l.run(gctx, "", back); r.err != nil {
+		l.addPending(back...)
+		l.log.Debug("redisquota: could not give back a call whose wait ended; the next request to Redis gives it back",
+			"key", l.key, "err", r.err)
+	}
+}
+
+// takePending returns the calls waiting to be given back and forgets them.
+func (l *Limiter) takePending() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.pending) == 0 {
+		return nil
+	}
+	back := l.pending
+	l.pending = nil
+	return back
+}
+
+// addPending keeps calls to give back with the next request, up to
+// maxPending, forgetting the oldest: a call given back late counts only
+// until it leaves the window anyway.
+func (l *Limiter) addPending(members ...string) {
+	if len(members) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pending = append(l.pending, members...)
+	if n := len(l.pending) - maxPending; n > 0 {
+		l.pending = append(l.pending[:0:0], l.pending[n:]...)
 	}
 }
 

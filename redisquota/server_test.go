@@ -6,6 +6,7 @@ import (
 	"net"
 	"os/exec"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -57,8 +58,9 @@ func (s *redisServer) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.port)
 
 // start runs redis-server on s.port and waits until it answers PING.
 func (s *redisServer) start() error {
+	// DEBUG SLEEP hangs the server for the tests that need it.
 	s.cmd = exec.Command("redis-server", "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", s.dir)
+		"--save", "", "--appendonly", "no", "--dir", s.dir, "--enable-debug-command", "local")
 	if err := s.cmd.Start(); err != nil {
 		return err
 	}
@@ -92,9 +94,27 @@ func (s *redisServer) kill() {
 	if s.cmd == nil {
 		return
 	}
-	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Process.Kill() // a stopped process is killed too
 	<-s.exit
 	s.cmd = nil
+}
+
+// pause stops the server's process (SIGSTOP): it keeps its connections
+// and the kernel keeps accepting new ones, but nothing is answered, as
+// with a server stuck in a long command or a host that froze. resume
+// (SIGCONT) lets it go on with what it received meanwhile.
+func (s *redisServer) pause() {
+	s.t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		s.t.Fatalf("stopping redis-server: %v", err)
+	}
+	s.t.Cleanup(s.resume) // before kill, which ran first when registered earlier
+}
+
+func (s *redisServer) resume() {
+	if s.cmd != nil {
+		_ = s.cmd.Process.Signal(syscall.SIGCONT)
+	}
 }
 
 // restart starts the server again on the same port, empty.
@@ -113,4 +133,15 @@ func (s *redisServer) client(t testing.TB) *redis.Client {
 		DialTimeout: 2 * time.Second})
 	t.Cleanup(func() { rdb.Close() })
 	return rdb
+}
+
+// calls returns the calls recorded in key: the members with a positive
+// score, which is when the script recorded them on the server's clock.
+func calls(t testing.TB, rdb redis.UniversalClient, key string) int64 {
+	t.Helper()
+	n, err := rdb.ZCount(context.WithoutCancel(t.Context()), key, "(0", "+inf").Result()
+	if err != nil {
+		t.Fatalf("counting the calls in %q: %v", key, err)
+	}
+	return n
 }

@@ -1,0 +1,66 @@
+package redisquota
+
+import (
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// TestTheScriptRecordsACallOnce sends the script twice for one call, as
+// go-redis does when it retries: the call is recorded once, and the second
+// run grants it rather than counting it against itself.
+func TestTheScriptRecordsACallOnce(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	rdb := srv.client(t)
+	l, err := New(rdb, "quota", 1, WithWindow(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if r := l.run(t.Context(), "call-1", nil); r.err != nil || r.code != granted {
+			t.Fatalf("run %d for call-1 = %+v, want granted", i+1, r)
+		}
+	}
+	if r := l.run(t.Context(), "call-2", nil); r.err != nil || r.code != full {
+		t.Fatalf("run for call-2 = %+v, want the window full", r)
+	}
+	if got := calls(t, rdb, "quota"); got != 1 {
+		t.Errorf("%d calls in the key, want 1", got)
+	}
+}
+
+// TestAScriptArrivingAfterItsGiveBackRecordsNothing gives a call back
+// before its script reaches the server, as when the script was held by a
+// hung connection: the script then records nothing, and the mark it
+// leaves is gone a window later.
+func TestAScriptArrivingAfterItsGiveBackRecordsNothing(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	rdb := srv.client(t)
+	const window = 300 * time.Millisecond
+	l, err := New(rdb, "quota", 5, WithWindow(window))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := l.run(t.Context(), "", []string{"late"}); r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r := l.run(t.Context(), "late", nil); r.err != nil || r.code != givenBack {
+		t.Fatalf("run for a call given back = %+v, want givenBack", r)
+	}
+	if got := calls(t, rdb, "quota"); got != 0 {
+		t.Errorf("%d calls in the key, want 0", got)
+	}
+	if ttl := rdb.PTTL(t.Context(), "quota").Val(); ttl <= 0 || ttl > window {
+		t.Errorf("key TTL %s after a give-back, want at most the %s window", ttl, window)
+	}
+	// Keep the key alive with calls past a window: the mark leaves.
+	waitUntil(t, func() bool {
+		if err := l.Wait(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		return rdb.ZScore(t.Context(), "quota", "late").Err() == redis.Nil
+	})
+}
