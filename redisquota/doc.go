@@ -27,13 +27,22 @@
 // Each Wait runs one Lua script, atomically on the Redis server: it reads
 // the server's clock (TIME), drops the calls that have left the window from
 // a sorted set, and either records this call or answers how long until the
-// oldest call leaves. Only the Redis server's clock decides, so clocks that
-// drift between machines do not matter. A caller that must wait sleeps
-// that long, honouring its context, and asks again; nothing polls. The key
-// expires one window after the last call it recorded, so nothing stays in
-// Redis once the fleet stops. When Redis is reachable, a Wait that is not
-// held back costs one round trip (EVALSHA; the script is sent once per
-// server with EVAL when the server does not know it yet).
+// oldest call leaves. A caller that must wait sleeps that long, honouring
+// its context, and asks again; nothing polls. The key expires one window
+// after the last call it recorded, so nothing stays in Redis once the fleet
+// stops. When Redis is reachable, a Wait that is not held back costs one
+// round trip (EVALSHA; the script is sent once per server with EVAL when
+// the server does not know it yet).
+//
+// # Clocks
+//
+// Only the Redis server's clock decides, so clocks that drift between the
+// fleet's machines do not matter. When the server's clock steps back (an
+// NTP step, or a failover onto a replica whose clock is behind), calls
+// recorded in its future count as made at its present: they hold the quota
+// for one window, not for the size of the step. When it steps forward, the
+// calls of the last window look older than they are and leave early, so up
+// to a quota's worth more may go within the service's own window.
 //
 // # Contexts and errors
 //

@@ -44,6 +44,12 @@ end
 if member == '' then
   return {0, 0}
 end
+-- Calls ahead of the clock (it stepped back, or a failover reached a
+-- server whose clock is behind) count as made now.
+local ahead = redis.call('ZRANGEBYSCORE', key, now + 1, '+inf')
+for _, m in ipairs(ahead) do
+  redis.call('ZADD', key, now, m)
+end
 -- Drop the calls that left the window, and the give-backs a window old.
 redis.call('ZREMRANGEBYSCORE', key, 1, now - window)
 redis.call('ZREMRANGEBYSCORE', key, -(now - window), -1)

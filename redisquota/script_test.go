@@ -1,11 +1,61 @@
 package redisquota
 
 import (
+	"context"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
+
+// TestCallsAheadOfTheServersClockCountAsMadeNow puts calls ten minutes
+// ahead of the Redis server's clock in the key, as a failover onto a
+// server whose clock is behind, or a step back of its clock, leaves them:
+// they count as made now, so they hold the quota for one window, not for
+// the ten minutes.
+func TestCallsAheadOfTheServersClockCountAsMadeNow(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	rdb := srv.client(t)
+	const window = time.Second
+	serverNow, err := rdb.Time(t.Context()).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ahead := float64(serverNow.Add(10 * time.Minute).UnixMicro())
+	for i := range 3 {
+		if err := rdb.ZAdd(t.Context(), "quota", redis.Z{Score: ahead, Member: "ahead-" + strconv.Itoa(i)}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := New(rdb, "quota", 3, WithWindow(window))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := l.Wait(ctx); err != nil {
+		t.Fatalf("Wait behind calls ten minutes ahead = %v, want a slot a window later", err)
+	}
+	if d := time.Since(start); d < window/2 {
+		t.Errorf("Wait took %s: the calls ahead did not hold the quota for a window", d)
+	}
+	serverNow, err = rdb.Time(t.Context()).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	zs, err := rdb.ZRangeWithScores(t.Context(), "quota", 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, z := range zs {
+		if z.Score > float64(serverNow.UnixMicro()) {
+			t.Errorf("%v scored %.0f, ahead of the server's clock %d", z.Member, z.Score, serverNow.UnixMicro())
+		}
+	}
+}
 
 // TestTheScriptRecordsACallOnce sends the script twice for one call, as
 // go-redis does when it retries: the call is recorded once, and the second
