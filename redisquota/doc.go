@@ -44,6 +44,16 @@
 // calls of the last window look older than they are and leave early, so up
 // to a quota's worth more may go within the service's own window.
 //
+// # One window per key
+//
+// A key counts calls in one window: the first Limiter to write it marks it
+// with its window, and a Wait by a Limiter with another window fails with
+// an error matching ErrWindowConflict, taking nothing and leaving
+// WithFallback out of it, until the key expires a window after its last
+// call. Two windows on one key would each drop calls the other still
+// counts. The processes on a key should use the same perMinute too: each
+// holds the shared count to its own, so the largest lets that many through.
+//
 // # Contexts and errors
 //
 // Wait returns within moments of its context ending, whatever Redis does,
@@ -100,6 +110,5 @@
 // between the first "{" and the next "}" is hashed, so "itick:{acct-1}:quota"
 // and "itick:{acct-1}:jobs" share a slot.
 //
-// Every process sharing a quota must use the same key, perMinute and
-// window. Keys are cheap: use one per iTick token.
+// Keys are cheap: use one per iTick token.
 package redisquota

@@ -25,6 +25,11 @@ import (
 // counts it as Redis failing: WithFallback takes over.
 var ErrRedisTimeout = errors.New("redisquota: Redis did not answer within the Limiter's timeout")
 
+// ErrWindowConflict is matched by the error of a Wait on a key that counts
+// calls in another window than the Limiter's: a Limiter with another
+// WithWindow wrote it, and it has not expired since. Nothing is taken.
+var ErrWindowConflict = errors.New("redisquota: window conflict")
+
 // minFallbackTry is the least time a Limiter with a fallback gives Redis
 // before it counts Redis as failing. It keeps a caller whose deadline is
 // very near from sending the whole process to its fallback.
@@ -122,7 +127,7 @@ func (l *Limiter) Wait(ctx context.Context) error {
 
 // waitRedis takes a slot through Redis, sleeping between tries as the
 // script says. redisFailed reports that err came from Redis rather than
-// from ctx.
+// from ctx or the key.
 func (l *Limiter) waitRedis(ctx context.Context) (redisFailed bool, err error) {
 	member := l.prefix + strconv.FormatUint(l.seq.Add(1), 36)
 	for {
@@ -136,6 +141,9 @@ func (l *Limiter) waitRedis(ctx context.Context) (redisFailed bool, err error) {
 		switch r.code {
 		case granted:
 			return false, nil
+		case otherWindow:
+			return false, fmt.Errorf("%w: key %q counts calls in a %s window, this Limiter's is %s; give each window its own key",
+				ErrWindowConflict, l.key, time.Duration(r.value)*time.Microsecond, l.window)
 		case full:
 		default: // givenBack: this call's member is given back only once its Wait has ended
 			return false, fmt.Errorf("redisquota: key %q: unexpected answer %d from the quota script", l.key, r.code)

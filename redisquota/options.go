@@ -28,7 +28,9 @@ type settings struct {
 
 // WithWindow sets the window perMinute calls are counted in, exactly: no
 // margin is added. The default is DefaultWindow. It must be at least a
-// millisecond, the resolution of the key's expiry.
+// millisecond, the resolution of the key's expiry, and the same in every
+// process on the key: Wait refuses a key that counts in another window
+// with an error matching ErrWindowConflict.
 func WithWindow(d time.Duration) Option {
 	return func(s *settings) error {
 		if d < time.Millisecond {

@@ -10,9 +10,12 @@ import (
 
 // script keeps the quota in the sorted set KEYS[1], on the Redis server's
 // clock, in microseconds, which stay exact in Lua's doubles (2^53 µs is
-// 285 years). The set holds two kinds of member, apart by score:
+// 285 years). The set holds three kinds of member, apart by score:
 //
 //   - a recorded call: its member, scored when the script recorded it (> 0);
+//   - the window the key counts in: "window:<µs>", scored 0, so that a
+//     Limiter with another window, which would drop calls this one still
+//     counts, is refused rather than let through;
 //   - a call given back: its member, scored minus when it was given back
 //     (< 0). It counts for nothing, and it stops a script for that call
 //     that reaches the server late, after its caller gave up, from
@@ -22,7 +25,8 @@ import (
 // or "" to take none, then the members of calls to give back. It answers
 // {0, 0} when the call is recorded (or was, by an earlier run), {1, µs}
 // when the window is full for that long (at least 1, at most the window),
-// and {2, 0} when the call was given back already.
+// {2, 0} when the call was given back already, and {3, µs} when the key
+// counts in another window.
 var script = redis.NewScript(`
 if redis.replicate_commands then redis.replicate_commands() end
 local key = KEYS[1]
@@ -43,6 +47,14 @@ if #ARGV > 3 then
 end
 if member == '' then
   return {0, 0}
+end
+-- The key counts in one window.
+local mark = 'window:' .. ARGV[1]
+local marks = redis.call('ZRANGEBYSCORE', key, 0, 0, 'LIMIT', 0, 1)
+if marks[1] == nil then
+  redis.call('ZADD', key, 0, mark)
+elseif marks[1] ~= mark then
+  return {3, tonumber(string.sub(marks[1], 8)) or 0}
 end
 -- Calls ahead of the clock (it stepped back, or a failover reached a
 -- server whose clock is behind) count as made now.
@@ -76,9 +88,10 @@ return {1, wait}
 
 // What the script answers.
 const (
-	granted   = 0
-	full      = 1
-	givenBack = 2
+	granted     = 0
+	full        = 1
+	givenBack   = 2
+	otherWindow = 3
 )
 
 // reply is the script's answer, or the error that came instead.

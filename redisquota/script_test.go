@@ -2,7 +2,10 @@ package redisquota
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +57,72 @@ func TestCallsAheadOfTheServersClockCountAsMadeNow(t *testing.T) {
 		if z.Score > float64(serverNow.UnixMicro()) {
 			t.Errorf("%v scored %.0f, ahead of the server's clock %d", z.Member, z.Score, serverNow.UnixMicro())
 		}
+	}
+}
+
+// TestAKeyCountsInOneWindow puts Limiters with different windows on one
+// key: the one that finds the key written in another window is refused,
+// takes nothing, and does not switch to its fallback, so the longer quota
+// holds; once the key has expired, another window may have it.
+func TestAKeyCountsInOneWindow(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	rdb := srv.client(t)
+	var logs syncBuffer
+	long, err := New(rdb, "quota", 3, WithWindow(4*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, err := New(rdb, "quota", 3, WithWindow(200*time.Millisecond), WithFallback(1),
+		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := long.Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		err := short.Wait(t.Context())
+		if !errors.Is(err, ErrWindowConflict) || !strings.Contains(err.Error(), "4s window") || !strings.Contains(err.Error(), "200ms") {
+			t.Fatalf("Wait with a 200ms window on a key counting 4s = %v; want ErrWindowConflict naming both", err)
+		}
+	}
+	if got := calls(t, rdb, "quota"); got != 1 {
+		t.Errorf("%d calls in the key, want 1: a refused Wait takes nothing", got)
+	}
+	if out := logs.String(); out != "" {
+		t.Errorf("logged, want no switch to the fallback:\n%s", out)
+	}
+	// The 4 s quota holds: two more go, the third would wait.
+	for range 2 {
+		if err := long.Wait(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	if err := long.Wait(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("fourth call in 4s = %v, want DeadlineExceeded", err)
+	}
+
+	// A key another window left expires a window after its last call.
+	other, err := New(rdb, "other", 3, WithWindow(300*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	shortOther, err := New(rdb, "other", 3, WithWindow(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := shortOther.Wait(t.Context()); !errors.Is(err, ErrWindowConflict) {
+		t.Fatalf("Wait on a key counting 300ms = %v, want ErrWindowConflict", err)
+	}
+	waitUntil(t, func() bool { return rdb.Exists(t.Context(), "other").Val() == 0 })
+	if err := shortOther.Wait(t.Context()); err != nil {
+		t.Fatalf("Wait on the expired key: %v", err)
 	}
 }
 
