@@ -3,7 +3,6 @@ package redisquota
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"net"
 	"slices"
@@ -483,21 +482,4 @@ func TestWithoutFallbackRedisDownFailsClosed(t *testing.T) {
 			t.Fatal("Wait succeeded with Redis down and no fallback")
 		}
 	}
-}
-
-func ExampleNew() {
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true})
-	defer rdb.Close()
-	// One key per iTick token; every process of the fleet names the same.
-	lim, err := New(rdb, "itick:quota:{acct-1}", PerMinute(itick.PlanBase))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	client, err := itick.NewClient("your-token", itick.WithPlan(itick.PlanBase), itick.WithLimiter(lim))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	_ = client // every request of every process now waits on the shared quota
 }
