@@ -94,9 +94,11 @@ func TestFallbackSwitchesAndRecovers(t *testing.T) {
 // TestFallbackTakesOverWithinTheCallersTime has Redis hang or die under
 // callers whose deadlines are short: the Limiter's own try at Redis ends
 // within half of their time and counts as Redis failing, so the fallback
-// grants them all in time.
+// grants them all in time. (Before, a try ended only with the caller's
+// context, which did not count, and the fallback was never asked.) It is
+// not parallel: the callers' deadlines leave the machine's load half of
+// their time.
 func TestFallbackTakesOverWithinTheCallersTime(t *testing.T) {
-	t.Parallel()
 	for _, tt := range []struct {
 		name    string
 		fail    func(srv *redisServer)
@@ -108,7 +110,6 @@ func TestFallbackTakesOverWithinTheCallersTime(t *testing.T) {
 		{"killed", func(srv *redisServer) { srv.kill() }, `did not answer|connect`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
 			srv := startRedis(t)
 			rdb := srv.client(t)
 			var logs syncBuffer
@@ -121,7 +122,8 @@ func TestFallbackTakesOverWithinTheCallersTime(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.fail(srv)
-			const deadline = 700 * time.Millisecond
+			// Redis gets half of it, 500 ms, the fallback the rest.
+			const deadline = time.Second
 			var wg sync.WaitGroup
 			for i := range 3 {
 				wg.Add(1)
@@ -162,7 +164,7 @@ func TestACallerNearItsDeadlineDoesNotSwitchToTheFallback(t *testing.T) {
 	if err := l.Wait(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	debugSleep(t, srv, time.Second)
+	debugSleep(t, srv, 3*time.Second)
 	ctx, cancel := context.WithTimeout(t.Context(), 40*time.Millisecond)
 	defer cancel()
 	if err := l.Wait(ctx); !errors.Is(err, context.DeadlineExceeded) {
