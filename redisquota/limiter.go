@@ -160,11 +160,12 @@ func (l *Limiter) waitRedis(ctx context.Context) (redisFailed bool, err error) {
 }
 
 // try runs the script once to take member's call. It returns when the
-// answer comes, when ctx ends, or when the Limiter's timeout passes,
-// whichever is first, and never waits on Redis past that: the request goes
-// on in the background, bounded by the timeout, and gives the call back if
-// it was recorded for a caller that has gone. err is a Redis failure,
-// ErrRedisTimeout included; when ctx has ended, the caller looks at ctx.
+// answer comes, when ctx ends, or when the Limiter's timeout (with a
+// fallback, half of ctx's time) passes, whichever is first, and never waits
+// on Redis past that: the request goes on in the background, bounded by
+// the timeout, and gives the call back if it was recorded for a caller that
+// has gone. err is a Redis failure, ErrRedisTimeout included; when ctx has
+// ended, the caller looks at ctx.
 func (l *Limiter) try(ctx context.Context, member string) (reply, error) {
 	back := l.takePending()
 	// The request keeps ctx's values (for tracing hooks) but not its end:
