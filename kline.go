@@ -2,7 +2,6 @@ package itick
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
@@ -137,7 +136,7 @@ func (m market) kline(ctx context.Context, region Region, code string, interval 
 		return nil, err
 	}
 	if data.emptyObject {
-		return nil, fmt.Errorf("%w: %s: no data for %s in %s", ErrNotFound, m.path("kline"), q.Get("code"), region)
+		return nil, m.c.notFound("%s: no data for %s in %s", m.path("kline"), q.Get("code"), region)
 	}
 	sortKlines(data.klines)
 	return data.klines, nil

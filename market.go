@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
@@ -84,7 +83,7 @@ func (s *MarketService) Status(ctx context.Context, region Region) ([]MarketStat
 	// is no status at all.
 	out = slices.DeleteFunc(out, func(m MarketStatus) bool { return isEmpty(&m) })
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: %s: no status for %s", ErrNotFound, path, region)
+		return nil, s.c.notFound("%s: no status for %s", path, region)
 	}
 	return out, nil
 }

@@ -2,7 +2,6 @@ package itick
 
 import (
 	"context"
-	"fmt"
 	"iter"
 	"net/url"
 	"strconv"
@@ -127,7 +126,7 @@ func (s *NewsService) Get(ctx context.Context, id, lang string) (*NewsArticle, e
 		return nil, err
 	}
 	if isEmpty(a) {
-		return nil, fmt.Errorf("%w: %s: no article", ErrNotFound, path)
+		return nil, s.c.notFound("%s: no article", path)
 	}
 	return a, nil
 }

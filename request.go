@@ -199,9 +199,17 @@ func fetchOne[T any](ctx context.Context, c *Client, path string, region Region,
 		return nil, err
 	}
 	if isEmpty(out) {
-		return nil, fmt.Errorf("%w: %s: no data for %s in %s", ErrNotFound, path, q.Get("code"), region)
+		return nil, c.notFound("%s: no data for %s in %s", path, q.Get("code"), region)
 	}
 	return out, nil
+}
+
+// notFound is ErrNotFound for a call the service answered with nothing
+// (data null or {}): a success by the envelope, but the call's error, so
+// Stats counts it as one.
+func (c *Client) notFound(format string, args ...any) error {
+	c.stats.errors.Add(1)
+	return fmt.Errorf("%w: "+format, append([]any{ErrNotFound}, args...)...)
 }
 
 // isEmpty reports a decoded single object that carried nothing: nil for

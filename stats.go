@@ -17,11 +17,12 @@ type Stats struct {
 	// Errors is how many of those Requests ended in an error, whatever the
 	// cause: transport, service, decoding or the caller's context.
 	Errors int64
-	// Attempts is how many HTTP requests went out, retries included. An
-	// attempt counts once its rate-limiter wait is over.
+	// Attempts is how many HTTP requests went out, retries and the hops of
+	// redirects included. One counts once its rate-limiter wait is over.
 	Attempts int64
 	// Retries is how many of those Attempts repeated an earlier one of the
-	// same request. It is added when the request ends.
+	// same request; a redirect's hop is not a retry. It is added when the
+	// request ends.
 	Retries int64
 	// RateLimited is how many responses had HTTP status 429, whether or
 	// not a retry then succeeded.

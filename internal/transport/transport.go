@@ -85,7 +85,8 @@ func (a *Attempt) Counters() Counters {
 type attemptKey struct{}
 
 // WithAttemptCounter returns a context under which each attempt increments n,
-// so the log line can say which attempt of a call it was.
+// so the log line can say which attempt of a call it was. A redirect's hop
+// belongs to the attempt that was redirected: it does not count.
 func WithAttemptCounter(ctx context.Context, n *atomic.Int32) context.Context {
 	return context.WithValue(ctx, attemptKey{}, n)
 }
@@ -106,7 +107,11 @@ func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	attempt := 0
 	if n, ok := ctx.Value(attemptKey{}).(*atomic.Int32); ok {
-		attempt = int(n.Add(1))
+		if req.Response == nil {
+			attempt = int(n.Add(1))
+		} else {
+			attempt = int(n.Load()) // a redirect's hop (net/http sets Response on it)
+		}
 	}
 	a.attempts.Add(1)
 
@@ -195,6 +200,9 @@ func (a *Attempt) log(ctx context.Context, req *http.Request, attempt int, resp 
 		slog.String("query", a.redactor().Bound(req.URL.RawQuery, maxLoggedURL)),
 		slog.Int("attempt", attempt),
 		slog.Duration("duration", d),
+	}
+	if req.Response != nil {
+		attrs = append(attrs, slog.Bool("redirect", true))
 	}
 	if resp != nil {
 		attrs = append(attrs, slog.Int("status", resp.StatusCode), slog.Int64("bytes", resp.ContentLength))

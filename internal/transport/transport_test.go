@@ -391,3 +391,37 @@ func TestAttempt_LogLine(t *testing.T) {
 		}
 	}
 }
+
+// A redirect's hop goes through the transport as a request of its own, but
+// it is the same attempt: it neither counts as another attempt of the call
+// nor logs as one.
+func TestAttempt_RedirectHopIsNotAnotherAttempt(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	a := &Attempt{Base: &fakeRT{status: 200}, Token: "secret", Logger: logger}
+	var n atomic.Int32
+	ctx := WithAttemptCounter(context.Background(), &n)
+	first, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://h/stock/quote", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hop := first.Clone(ctx)
+	hop.URL.Path = "/v2/stock/quote"
+	hop.Response = &http.Response{StatusCode: http.StatusFound, Request: first}
+	for _, req := range []*http.Request{first, hop} {
+		resp, err := a.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if got := n.Load(); got != 1 {
+		t.Errorf("attempt counter = %d after a request and its redirect, want 1", got)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[1], "attempt=1") || !strings.Contains(lines[1], "redirect=true") ||
+		strings.Contains(lines[0], "redirect") {
+		t.Errorf("log lines, want the hop logged as attempt 1, redirect=true:\n%s", buf.String())
+	}
+}
