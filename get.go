@@ -19,8 +19,9 @@ import (
 // escaped form and joins the base URL's own path; query may be nil. A path
 // that is empty or relative, carries a scheme, host, '?', '#' or backslash,
 // has an empty segment other than a trailing slash, or a segment that
-// decodes (however many times) to "." or ".." or holds an encoded '/' or
-// '\', is ErrInvalidArgument and nothing is sent.
+// decodes (however many times) to "." or ".." (also before a ';') or
+// holds an encoded '/', '\', '?' or '#', is ErrInvalidArgument and nothing
+// is sent.
 func (c *Client) Get(ctx context.Context, path string, query url.Values, out any) error {
 	if err := checkRawPath(path); err != nil {
 		return err
@@ -93,11 +94,18 @@ func checkRawPath(p string) error {
 		if err != nil {
 			return invalidArg("path %q: %v", p, err)
 		}
-		if dec == "." || dec == ".." {
+		// Tomcat and Spring read a segment's ";..." as path parameters, so
+		// "..;x" is their "..".
+		if name, _, _ := strings.Cut(dec, ";"); name == "." || name == ".." {
 			return invalidArg("path %q has a dot segment", p)
 		}
 		if strings.ContainsAny(dec, "/\\") {
 			return invalidArg("path %q has an encoded slash or backslash", p)
+		}
+		// A proxy that decodes the path once would move the rest of it
+		// into the query or the fragment.
+		if strings.ContainsAny(dec, "?#") {
+			return invalidArg("path %q has an encoded '?' or '#'", p)
 		}
 	}
 	return nil

@@ -64,3 +64,32 @@ func TestStatsCountEmptyAnswersAndNotRedirects(t *testing.T) {
 		t.Errorf("Stats after a redirected call = %+v, want 1 request, no retry, no error", st)
 	}
 }
+
+// Behaviour (Client.Get): segments that proxies reinterpret are refused as
+// an encoded '/' is: "..;" (Tomcat and Spring read it as ".."), and an
+// encoded '?' or '#' (a decoding proxy moves the rest into the query or the
+// fragment).
+func TestGetRefusesSegmentsProxiesReinterpret(t *testing.T) {
+	t.Parallel()
+	var hits int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits++
+		w.Write([]byte(`{"code":0,"data":null}`))
+	}))
+	defer srv.Close()
+	c := pendingClient(t, srv)
+	for _, path := range []string{
+		"/..;/admin", "/stock/..;/admin", "/.;x/admin", "/stock/%2e%2e;/admin", "/stock/..%3B/admin",
+		"/stock/quote%3Fcode=1", "/stock/quote%23frag", "/stock/%253F/x", "/stock/%2523",
+	} {
+		if err := c.Get(context.Background(), path, nil, nil); !errors.Is(err, itick.ErrInvalidArgument) {
+			t.Errorf("Get(%q) = %v, want ErrInvalidArgument", path, err)
+		}
+	}
+	if hits != 0 {
+		t.Errorf("%d requests sent, want none", hits)
+	}
+	if err := c.Get(context.Background(), "/stock/quote;v=1", nil, nil); err != nil {
+		t.Errorf("a segment with a parameter that is not a dot segment: %v", err)
+	}
+}
