@@ -333,6 +333,9 @@ func TestStreamProtocol(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", st.send, diff)
 		}
 	}
+	// The refused connection is closed by now on the client's side, but
+	// the server may still be finishing with it: wait for it to go.
+	waitFor(t, func() bool { return srv.StreamStats().Conns == 1 })
 	st := srv.StreamStats()
 	if st.Conns != 1 || st.Subscriptions != 0 || st.Pings != 1 || st.Pushes != 0 {
 		t.Errorf("StreamStats = %+v, want 1 conn, 0 subscriptions, 1 ping, 0 pushes", st)
