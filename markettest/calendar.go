@@ -14,10 +14,12 @@ import (
 //
 //   - Crypto trades all the time.
 //   - Forex and futures trade on weekdays (UTC days).
-//   - Stocks, funds and indices trade in the regular hours (lunch break
-//     included, as Market.Status counts it) of their market's trading
-//     days: no weekends, no holiday of /symbol/v2/holidays, and half days
-//     end early. A market the simulator does not know trades on weekdays.
+//   - Stocks, funds and indices trade in the regular sessions of their
+//     market's trading days: no weekends, no holiday of
+//     /symbol/v2/holidays, and half days end early. Nothing trades in a
+//     lunch break, though Market.Status, as the service does, counts the
+//     market open then. A market the simulator does not know trades on
+//     weekdays.
 //
 // Every market's regular hours fall inside one UTC day, so a daily candle,
 // which covers a UTC day, is one trading day.
@@ -79,11 +81,7 @@ func (c calendar) dayWindows(day int64) []tradingSpan {
 		}
 		return []tradingSpan{{day, day + dayMs}}
 	}
-	w, ok := c.market.tradingWindow(d)
-	if !ok {
-		return nil
-	}
-	return []tradingSpan{w}
+	return c.market.tradingWindows(d)
 }
 
 // lastMoment returns the latest trading instant at or before t (ms): t when
@@ -107,6 +105,12 @@ func (c calendar) lastMoment(t int64) (int64, bool) {
 	return t, false
 }
 
+// trades reports whether the market trades at t (ms).
+func (c calendar) trades(t int64) bool {
+	e, ok := c.lastMoment(t)
+	return ok && e == t
+}
+
 // effective is the instant whose price holds at t: t itself while the
 // market trades, the last trading instant before it while it is closed.
 func (c calendar) effective(t int64) int64 {
@@ -114,32 +118,32 @@ func (c calendar) effective(t int64) int64 {
 	return e
 }
 
-// tradingWindow returns the regular trading of the market on the local
-// calendar date of d (a UTC midnight), if that date is a trading day.
-func (m *exchangeMarket) tradingWindow(d time.Time) (tradingSpan, bool) {
+// tradingWindows returns the regular sessions of the market on the local
+// calendar date of d (a UTC midnight), in order; none when that date is
+// not a trading day. A half day ends at the market's half-day close.
+func (m *exchangeMarket) tradingWindows(d time.Time) []tradingSpan {
 	if weekend(d) {
-		return tradingSpan{}, false
+		return nil
 	}
 	h, isHoliday := m.holidayOn(d)
 	if isHoliday && !h.half {
-		return tradingSpan{}, false
+		return nil
 	}
-	first, last := -1, 0
-	for _, s := range m.sessions {
-		if s.kind == regular {
-			if first < 0 {
-				first = s.from
-			}
-			last = s.to
-		}
-	}
+	end := 24 * 60
 	if isHoliday && m.halfDay > 0 {
-		last = m.halfDay
+		end = m.halfDay
 	}
 	loc := m.location()
 	midnight := time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, loc)
-	return tradingSpan{midnight.Add(time.Duration(first) * time.Minute).UnixMilli(),
-		midnight.Add(time.Duration(last) * time.Minute).UnixMilli()}, true
+	var out []tradingSpan
+	for _, s := range m.sessions {
+		if s.kind != regular || s.from >= end {
+			continue
+		}
+		out = append(out, tradingSpan{midnight.Add(time.Duration(s.from) * time.Minute).UnixMilli(),
+			midnight.Add(time.Duration(min(s.to, end)) * time.Minute).UnixMilli()})
+	}
+	return out
 }
 
 // holidayCache keeps each market's holidays of a year, which the calendar
