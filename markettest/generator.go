@@ -100,7 +100,16 @@ func unit(h uint64) float64 { return float64(h>>11) / (1 << 53) }
 // signed maps a hash to [-1, 1).
 func signed(h uint64) float64 { return 2*unit(h) - 1 }
 
+// canonical is a product's region and code as the generator keys them. A
+// code is one product whatever its case, as it is to the service, whose
+// stream pushes name products in lower case ("aapl" for AAPL): AAPL, aapl
+// and Aapl in region US, us or Us have one price at one instant.
+func canonical(region itick.Region, code string) (itick.Region, string) {
+	return itick.Region(strings.ToUpper(strings.TrimSpace(string(region)))), strings.ToUpper(strings.TrimSpace(code))
+}
+
 func (g *Generator) product(class Class, region itick.Region, code string) product {
+	region, code = canonical(region, code)
 	p := product{class: class, key: g.hash(string(class), string(region), code)}
 	r := unit(mix(p.key ^ 0x1234))
 	known := func(keys ...string) (float64, bool) {
@@ -111,7 +120,6 @@ func (g *Generator) product(class Class, region itick.Region, code string) produ
 		}
 		return 0, false
 	}
-	upper := strings.ToUpper(code)
 	switch class {
 	case Stock:
 		p.base = math.Exp(math.Log(8) + r*(math.Log(600)-math.Log(8)))
@@ -123,7 +131,7 @@ func (g *Generator) product(class Class, region itick.Region, code string) produ
 		p.perMin = 2000 + 30000*unit(mix(p.key^0x77))
 	case Crypto:
 		p.base = math.Exp(math.Log(0.05) + r*(math.Log(2000)-math.Log(0.05)))
-		if v, ok := known("crypto/" + upper); ok {
+		if v, ok := known("crypto/" + code); ok {
 			p.base = v
 		}
 		p.sigma = 0.60 / math.Sqrt(525600)
@@ -131,7 +139,7 @@ func (g *Generator) product(class Class, region itick.Region, code string) produ
 		p.perMin = 500000 / p.base
 	case Forex:
 		p.base = 1 + r*0.9
-		if v, ok := known("forex/" + upper); ok {
+		if v, ok := known("forex/" + code); ok {
 			p.base = v
 		}
 		p.sigma = 0.08 / math.Sqrt(525600)
@@ -139,7 +147,7 @@ func (g *Generator) product(class Class, region itick.Region, code string) produ
 		p.perMin = 1e6
 	case Future:
 		p.base = math.Exp(math.Log(20) + r*(math.Log(6000)-math.Log(20)))
-		if v, ok := known("future/" + upper); ok {
+		if v, ok := known("future/" + code); ok {
 			p.base = v
 		}
 		p.sigma = 0.25 / math.Sqrt(525600)
@@ -152,7 +160,7 @@ func (g *Generator) product(class Class, region itick.Region, code string) produ
 		p.perMin = 5000
 	case Indices:
 		p.base = 1000 + r*39000
-		if v, ok := known("indices/" + upper); ok {
+		if v, ok := known("indices/" + code); ok {
 			p.base = v
 		}
 		p.sigma = 0.18 / math.Sqrt(525600)

@@ -194,7 +194,8 @@ var currencies = map[itick.Region]string{
 // keeps its list name and exchange; any other code gets a made-up
 // company. The market capitalisation is the shares times the price at now.
 func (g *Generator) StockInfo(region itick.Region, code string, now time.Time) itick.StockInfo {
-	h := g.hash("info", string(region), code)
+	ur, uc := canonical(region, code)
+	h := g.hash("info", string(ur), uc)
 	l := listing{code: code, exchange: exchangeOf(region)}
 	found := false
 	for _, s := range g.Listings(Stock, region) {

@@ -65,7 +65,22 @@ func newStreams(s *Server) *wssim.Server {
 		PingTimeout:  s.cfg.streamPingTimeout,
 		MaxSymbols:   s.cfg.streamMaxSymbols,
 		LooseCase:    s.cfg.streamLooseCase,
+		Live:         s.streamLive,
 	})
+}
+
+// streamLive says whether the stream pushes anything for a product at now:
+// only while its market trades (crypto always, forex and futures on
+// weekdays, the others in their market's regular hours; prices stand still
+// in between, so a real feed has nothing to send), and only when the plan
+// covers its region. A subscription to a product of a region outside the
+// plan is acknowledged like any other and then stays silent, as the REST
+// side answers such a request with success and no data.
+func (s *Server) streamLive(class, code, region string, now time.Time) bool {
+	if s.cfg.regions != nil && !s.cfg.regions[itick.Region(strings.ToUpper(region))] {
+		return false
+	}
+	return calendarOf(Class(class), itick.Region(region), code).trades(now.UnixMilli())
 }
 
 // isStreamRequest reports a WebSocket upgrade for /<class>.

@@ -14,7 +14,8 @@ import (
 // With the clock pinned, a pushed quote equals the REST quote, and a
 // dropped connection shows how the bot copes with a gap.
 func ExampleServer_stream() {
-	clock := markettest.NewManualClock(time.Date(2025, 3, 14, 15, 9, 26, 0, time.UTC))
+	// 10:09 in Hong Kong, on a Friday: the market trades, so quotes flow.
+	clock := markettest.NewManualClock(time.Date(2025, 3, 14, 2, 9, 26, 0, time.UTC))
 	srv := markettest.NewServer(markettest.WithClock(clock.Now),
 		markettest.WithStreamInterval(10*time.Millisecond))
 	defer srv.Close()

@@ -17,11 +17,21 @@ import (
 	"github.com/d19c4e34/itick/markettest"
 )
 
-// streamServer starts a server whose clock stays at fixedNow and whose
-// streams push every few milliseconds.
+// streamServer starts a server whose clock stays at fixedNow, when the US
+// and London markets trade and Asian ones are closed, and whose streams
+// push every few milliseconds.
 func streamServer(t *testing.T, opts ...markettest.Option) *markettest.Server {
 	t.Helper()
-	clock := markettest.NewManualClock(fixedNow)
+	return streamServerAt(t, fixedNow, opts...)
+}
+
+// hkOpen is an instant when Hong Kong trades: 11:09 on a Friday there.
+var hkOpen = time.Date(2025, 3, 14, 3, 9, 26, 535_000_000, time.UTC)
+
+// streamServerAt is streamServer with its clock at now.
+func streamServerAt(t *testing.T, now time.Time, opts ...markettest.Option) *markettest.Server {
+	t.Helper()
+	clock := markettest.NewManualClock(now)
 	base := []markettest.Option{markettest.WithClock(clock.Now), markettest.WithStreamInterval(2 * time.Millisecond)}
 	return newServer(t, append(base, opts...)...)
 }
@@ -108,27 +118,28 @@ var allChannels = []itick.Channel{itick.ChannelQuote, itick.ChannelTick, itick.C
 	itick.ChannelKline(itick.OneMinute), itick.ChannelKline(itick.OneHour), itick.ChannelKline(itick.OneDay)}
 
 // TestStreamPushesMatchGenerator checks every push type of every class
-// against the generator at the server's pinned time, field by field for
-// the fields a push carries.
+// against the generator at the server's pinned time, a time when the
+// product's market trades, field by field for the fields a push carries.
 func TestStreamPushesMatchGenerator(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		class  markettest.Class
 		region itick.Region
 		code   string
+		now    time.Time
 	}{
-		{markettest.Stock, itick.RegionHK, "700"},
-		{markettest.Stock, itick.RegionUS, "AAPL"},
-		{markettest.Crypto, itick.RegionBA, "BTCUSDT"},
-		{markettest.Forex, itick.RegionGB, "EURUSD"},
-		{markettest.Future, itick.RegionUS, "GC"},
-		{markettest.Indices, itick.RegionUS, "SPX"},
-		{markettest.Fund, itick.RegionUS, "SPY"},
+		{markettest.Stock, itick.RegionHK, "700", hkOpen},
+		{markettest.Stock, itick.RegionUS, "AAPL", fixedNow},
+		{markettest.Crypto, itick.RegionBA, "BTCUSDT", fixedNow},
+		{markettest.Forex, itick.RegionGB, "EURUSD", fixedNow},
+		{markettest.Future, itick.RegionUS, "GC", fixedNow},
+		{markettest.Indices, itick.RegionUS, "SPX", fixedNow},
+		{markettest.Fund, itick.RegionUS, "SPY", fixedNow},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.class)+"/"+tt.code, func(t *testing.T) {
 			t.Parallel()
-			srv := streamServer(t)
+			srv := streamServerAt(t, tt.now)
 			s := openStream(t, srv, string(tt.class))
 			sym := tt.code + "$" + string(tt.region)
 			if err := s.Subscribe(bounded(t), []string{sym}, allChannels...); err != nil {
@@ -164,7 +175,7 @@ func TestStreamPushesMatchGenerator(t *testing.T) {
 // calls return for the same products at the same instant.
 func TestStreamPushesMatchREST(t *testing.T) {
 	t.Parallel()
-	srv := streamServer(t)
+	srv := streamServerAt(t, hkOpen)
 	client, err := srv.Client()
 	if err != nil {
 		t.Fatal(err)
@@ -348,17 +359,17 @@ func TestStreamSubscribeLimit(t *testing.T) {
 	t.Parallel()
 	srv := streamServer(t, markettest.WithStreamMaxSymbols(1))
 	s := openStream(t, srv, "stock", itick.WithSymbolsPerConn(5))
-	err := s.Subscribe(bounded(t), []string{"700$HK", "AAPL$US"}, itick.ChannelQuote)
+	err := s.Subscribe(bounded(t), []string{"TSLA$US", "AAPL$US"}, itick.ChannelQuote)
 	var se *itick.StreamError
 	if !errors.As(err, &se) || !errors.Is(err, itick.ErrPlanLimit) {
 		t.Fatalf("Subscribe over the limit: %v, want a *StreamError matching ErrPlanLimit", err)
 	}
-	if err := s.Subscribe(bounded(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
+	if err := s.Subscribe(bounded(t), []string{"TSLA$US"}, itick.ChannelQuote); err != nil {
 		t.Fatalf("Subscribe within the limit: %v", err)
 	}
 	ev := nextEvent(t, s, isQuote).(itick.QuoteEvent)
-	if ev.Code != "700" || ev.Region != itick.RegionHK {
-		t.Errorf("quote for %s$%s, want 700$HK", ev.Code, ev.Region)
+	if ev.Code != "TSLA" || ev.Region != itick.RegionUS {
+		t.Errorf("quote for %s$%s, want TSLA$US", ev.Code, ev.Region)
 	}
 }
 
@@ -369,7 +380,7 @@ func TestStreamOutsideREST(t *testing.T) {
 	t.Parallel()
 	srv := streamServer(t, markettest.WithQuota(1))
 	s := openStream(t, srv, "stock")
-	if err := s.Subscribe(bounded(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
+	if err := s.Subscribe(bounded(t), []string{"AAPL$US"}, itick.ChannelQuote); err != nil {
 		t.Fatal(err)
 	}
 	nextEvent(t, s, isQuote)
@@ -542,5 +553,141 @@ func TestStream_LooseCaseAndExchange(t *testing.T) {
 		if q.Symbol() == "600519$SHSE$CN" && q.Exchange != "SHSE" {
 			t.Errorf("exchange %q, want SHSE", q.Exchange)
 		}
+	}
+}
+
+// TestStreamPushesOnlyWhileMarketTrades: a stock is pushed while its
+// market trades and not at all while it is closed; the subscription
+// stands, so pushes resume when the market opens.
+func TestStreamPushesOnlyWhileMarketTrades(t *testing.T) {
+	t.Parallel()
+	clock := markettest.NewManualClock(fixedNow) // New York trades, Hong Kong is closed
+	srv := newServer(t, markettest.WithClock(clock.Now), markettest.WithStreamInterval(time.Millisecond))
+	s := openStream(t, srv, "stock")
+	if err := s.Subscribe(bounded(t), []string{"AAPL$US", "700$HK"}, itick.ChannelQuote, itick.ChannelTick); err != nil {
+		t.Fatal(err)
+	}
+	// Each round pushes every live product: 30 events, none for 700.
+	for range 30 {
+		ev := nextEvent(t, s, func(ev itick.Event) bool { return eventKey(ev) != "" })
+		if sym := eventSymbol(ev); sym != "AAPL$US" {
+			t.Fatalf("a push for %s while Hong Kong is closed", sym)
+		}
+	}
+	clock.Set(hkOpen) // Hong Kong trades, New York is closed
+	nextEvent(t, s, func(ev itick.Event) bool { return eventSymbol(ev) == "700$HK" })
+	// AAPL's pushes in the round that saw the new time come before 700's:
+	// none comes after.
+	for range 30 {
+		ev := nextEvent(t, s, func(ev itick.Event) bool { return eventKey(ev) != "" })
+		if sym := eventSymbol(ev); sym != "700$HK" {
+			t.Fatalf("a push for %s while New York is closed", sym)
+		}
+	}
+	if st := srv.StreamStats(); st.Subscriptions != 2 {
+		t.Errorf("%d subscriptions, want both still standing", st.Subscriptions)
+	}
+}
+
+// eventSymbol names the product of a quote, tick, depth or candle event.
+func eventSymbol(ev itick.Event) string {
+	switch ev := ev.(type) {
+	case itick.QuoteEvent:
+		return ev.Symbol()
+	case itick.TickEvent:
+		return ev.Code + "$" + string(ev.Region)
+	case itick.DepthEvent:
+		return ev.Code + "$" + string(ev.Region)
+	case itick.KlineEvent:
+		return ev.Code + "$" + string(ev.Region)
+	}
+	return ""
+}
+
+// TestStreamCryptoPushesAtAnyHour: crypto trades on weekends and at night.
+func TestStreamCryptoPushesAtAnyHour(t *testing.T) {
+	t.Parallel()
+	for _, at := range []time.Time{
+		time.Date(2025, 3, 15, 3, 0, 0, 0, time.UTC),   // Saturday night
+		time.Date(2025, 12, 25, 12, 0, 0, 0, time.UTC), // a holiday nearly everywhere
+	} {
+		srv := streamServerAt(t, at)
+		s := openStream(t, srv, "crypto")
+		if err := s.Subscribe(bounded(t), []string{"BTCUSDT$BA"}, itick.ChannelQuote); err != nil {
+			t.Fatal(err)
+		}
+		q := nextEvent(t, s, isQuote).(itick.QuoteEvent)
+		if want := srv.Generator().Quote(markettest.Crypto, itick.RegionBA, "BTCUSDT", at); q.Quote.Last != want.Last || !q.Quote.Time.Equal(at) {
+			t.Errorf("at %s: pushed %v at %s, want %v at that instant", at, q.Quote.Last, q.Quote.Time, want.Last)
+		}
+	}
+}
+
+// TestStreamRegionsOutsidePlan: with WithRegions, a subscription to a
+// product of a region outside the plan is acknowledged, and then nothing
+// is pushed for it, as the REST side answers with success and no data.
+func TestStreamRegionsOutsidePlan(t *testing.T) {
+	t.Parallel()
+	srv := streamServer(t, markettest.WithRegions(itick.RegionBA))
+	s := openStream(t, srv, "crypto")
+	if err := s.Subscribe(bounded(t), []string{"ETHUSDT$BT", "ETHUSDT$BA"}, itick.ChannelQuote); err != nil {
+		t.Fatalf("Subscribe to a product outside the plan: %v, want it acknowledged", err)
+	}
+	for range 30 {
+		if sym := nextEvent(t, s, isQuote).(itick.QuoteEvent).Symbol(); sym != "ETHUSDT$BA" {
+			t.Fatalf("a push for %s, a region outside the plan", sym)
+		}
+	}
+	if st := srv.StreamStats(); st.Subscriptions != 2 {
+		t.Errorf("%d subscriptions, want the silent one counted too", st.Subscriptions)
+	}
+}
+
+// TestCodesAreOneProductWhateverTheirCase: AAPL, aapl and the stream's
+// lower-case aapl$us have one price at one instant, over REST and stream.
+func TestCodesAreOneProductWhateverTheirCase(t *testing.T) {
+	t.Parallel()
+	srv := streamServer(t, markettest.WithStreamLooseCase())
+	client, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := bounded(t)
+	upper, err := client.Stock.Quote(ctx, itick.RegionUS, "AAPL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, form := range []struct {
+		region itick.Region
+		code   string
+	}{{"us", "aapl"}, {"US", "Aapl"}, {"Us", "AAPL"}} {
+		q, err := client.Stock.Quote(ctx, form.region, form.code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Symbol = upper.Symbol
+		if diff := cmp.Diff(*upper, *q); diff != "" {
+			t.Errorf("quote of %s$%s (-AAPL$US +%[2]s$%[1]s):\n%s", form.region, form.code, diff)
+		}
+	}
+	lowerK, err := client.Stock.Kline(ctx, "us", "aapl", itick.OneHour, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upperK, err := client.Stock.Kline(ctx, itick.RegionUS, "AAPL", itick.OneHour, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(upperK, lowerK); diff != "" {
+		t.Errorf("candles of aapl$us (-AAPL$US +aapl$us):\n%s", diff)
+	}
+
+	s := openStream(t, srv, "stock")
+	if err := s.Subscribe(ctx, []string{"aapl$us"}, itick.ChannelQuote); err != nil {
+		t.Fatal(err)
+	}
+	pushed := nextEvent(t, s, isQuote).(itick.QuoteEvent)
+	if pushed.Quote.Last != upper.Last || pushed.Quote.High != upper.High || pushed.Quote.Volume != upper.Volume {
+		t.Errorf("pushed aapl$us %+v, REST AAPL$US %+v: want one price", pushed.Quote, *upper)
 	}
 }

@@ -17,6 +17,12 @@ import (
 // for a stock of a secondary exchange.
 type symbol struct{ code, exchange, region string }
 
+// key is the product s names, whatever its case: AAPL$US and aapl$us are
+// one product, as they are to the service.
+func (s symbol) key() symbol {
+	return symbol{strings.ToUpper(s.code), strings.ToUpper(s.exchange), strings.ToUpper(s.region)}
+}
+
 func (s symbol) String() string {
 	if s.exchange != "" {
 		return s.code + "$" + s.exchange + "$" + s.region
@@ -36,7 +42,8 @@ type conn struct {
 
 	mu    sync.Mutex
 	ws    *websocket.Conn                // set once after the upgrade; mu guards it for DropAll
-	subs  map[symbol]map[string]struct{} // product -> subscribed types
+	subs  map[symbol]map[string]struct{} // product (its key) -> subscribed types
+	names map[symbol]symbol              // product (its key) -> the form it was first subscribed in
 	order []symbol                       // subscription order, for stable pushes
 }
 
@@ -144,12 +151,14 @@ func (c *conn) subscribe(req request) []byte {
 	defer c.mu.Unlock()
 	if req.Ac == "unsubscribe" {
 		for _, s := range syms {
-			set := c.subs[s]
+			k := s.key()
+			set := c.subs[k]
 			for _, t := range types {
 				delete(set, t)
 			}
 			if len(set) == 0 || len(types) == 0 {
-				delete(c.subs, s)
+				delete(c.subs, k)
+				delete(c.names, k)
 			}
 		}
 		c.order = c.order[:0]
@@ -163,7 +172,7 @@ func (c *conn) subscribe(req request) []byte {
 	}
 	added := 0
 	for _, s := range syms {
-		if _, ok := c.subs[s]; !ok {
+		if _, ok := c.subs[s.key()]; !ok {
 			added++
 		}
 	}
@@ -171,11 +180,13 @@ func (c *conn) subscribe(req request) []byte {
 		return ack(0, req.Ac, MsgLimit)
 	}
 	for _, s := range syms {
-		set, ok := c.subs[s]
+		k := s.key()
+		set, ok := c.subs[k]
 		if !ok {
 			set = make(map[string]struct{})
-			c.subs[s] = set
-			c.order = append(c.order, s)
+			c.subs[k] = set
+			c.names[k] = s
+			c.order = append(c.order, k)
 		}
 		for _, t := range types {
 			set[t] = struct{}{}
@@ -196,8 +207,8 @@ func parseRequest(req request) (syms []symbol, types []string, bad string) {
 		if len(parts) == 3 {
 			s.exchange = parts[1]
 		}
-		if !seen[s] {
-			seen[s] = true
+		if !seen[s.key()] {
+			seen[s.key()] = true
 			syms = append(syms, s)
 		}
 	}
@@ -259,18 +270,23 @@ func (c *conn) push(ctx context.Context) {
 	}
 }
 
-// pushProduct sends one round of pushes for s, unless it has no types
-// any more, and reports false once the connection is unusable.
-func (c *conn) pushProduct(ctx context.Context, s symbol, buf *[]byte) bool {
+// pushProduct sends one round of pushes for the product whose key is k,
+// unless it has no types any more, and reports false once the connection
+// is unusable.
+func (c *conn) pushProduct(ctx context.Context, k symbol, buf *[]byte) bool {
 	c.seq.Lock()
 	defer c.seq.Unlock()
 	c.mu.Lock()
-	types := sortedTypes(c.subs[s])
+	types := sortedTypes(c.subs[k])
+	s := c.names[k]
 	c.mu.Unlock()
 	if len(types) == 0 {
 		return true
 	}
 	now := c.srv.cfg.Clock()
+	if live := c.srv.cfg.Live; live != nil && !live(c.class, s.code, s.region, now) {
+		return true
+	}
 	var bar Bar
 	m := c.srv.cfg.Market
 	if m == nil {

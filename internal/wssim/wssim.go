@@ -78,6 +78,12 @@ type Config struct {
 	// Clock reads the time the pushes are stamped with and asked about;
 	// nil means time.Now.
 	Clock func() time.Time
+	// Live says whether a product's pushes flow at now. While it reports
+	// false (the product's market is closed, or the plan does not cover
+	// its region) nothing is pushed for the product, though its
+	// subscription stands and counts toward MaxSymbols. nil means every
+	// product is live all the time.
+	Live func(class, code, region string, now time.Time) bool
 	// Authorize decides whether a token is accepted; nil applies Token.
 	// It is not asked while SetRefuseAuth is on, nor about an empty token.
 	Authorize func(token string) bool
@@ -150,7 +156,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"code":0,"msg":"`+MsgLimit+`"}`, http.StatusTooManyRequests)
 		return
 	}
-	c := &conn{srv: s, class: class, subs: make(map[symbol]map[string]struct{})}
+	c := &conn{srv: s, class: class, subs: make(map[symbol]map[string]struct{}), names: make(map[symbol]symbol)}
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
 	s.mu.Unlock()
@@ -251,8 +257,9 @@ func (s *Server) ConnSymbols() []int {
 }
 
 // ConnSubscriptions returns what each open connection subscribes to: each
-// product, as code$REGION, with its types in the service's order. The
-// connections come in no particular order.
+// product, as code$REGION in the case it was first subscribed in, with its
+// types in the service's order. The connections come in no particular
+// order.
 func (s *Server) ConnSubscriptions() []map[string][]string {
 	s.mu.Lock()
 	conns := make([]*conn, 0, len(s.conns))
@@ -264,8 +271,8 @@ func (s *Server) ConnSubscriptions() []map[string][]string {
 	for _, c := range conns {
 		c.mu.Lock()
 		m := make(map[string][]string, len(c.subs))
-		for sym, types := range c.subs {
-			m[sym.String()] = sortedTypes(types)
+		for k, types := range c.subs {
+			m[c.names[k].String()] = sortedTypes(types)
 		}
 		c.mu.Unlock()
 		out = append(out, m)

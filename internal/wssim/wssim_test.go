@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -368,5 +369,96 @@ func TestExchangeSymbolsAndLooseCase(t *testing.T) {
 			}
 			break
 		}
+	}
+}
+
+// TestSubscriptionsIgnoreCase: a product is one product whatever the case
+// it is subscribed in. It counts once toward the limit, is pushed once a
+// round under the form first subscribed, and is unsubscribed in any case.
+func TestSubscriptionsIgnoreCase(t *testing.T) {
+	t.Parallel()
+	s, url := start(t, Config{Token: "tok", PushInterval: time.Millisecond, MaxSymbols: 1})
+	c := authed(t, url+"/stock")
+	send(t, c, `{"ac":"subscribe","params":"AAPL$US","types":"quote"}`)
+	if m := readJSON(t, c); m["code"] != 1.0 {
+		t.Fatalf("ack %v", m)
+	}
+	send(t, c, `{"ac":"subscribe","params":"aapl$us,Aapl$Us","types":"tick"}`)
+	for {
+		m := readJSON(t, c)
+		if m["resAc"] != "subscribe" {
+			continue
+		}
+		if m["code"] != 1.0 {
+			t.Fatalf("aapl$us refused with one product allowed: %v", m)
+		}
+		break
+	}
+	want := []map[string][]string{{"AAPL$US": {"quote", "tick"}}}
+	if diff := cmp.Diff(want, s.ConnSubscriptions()); diff != "" {
+		t.Errorf("subscriptions (-want +got):\n%s", diff)
+	}
+	// Two pushes a round, quote then tick, both naming AAPL.
+	var types []string
+	for len(types) < 4 {
+		m := readJSON(t, c)
+		d, _ := m["data"].(map[string]any)
+		if d["s"] != "AAPL" || d["r"] != "US" {
+			t.Fatalf("push %v, want one for AAPL$US", m)
+		}
+		types = append(types, d["type"].(string))
+	}
+	if diff := cmp.Diff([]string{"quote", "tick", "quote", "tick"}, types); diff != "" {
+		t.Errorf("push types (-want +got):\n%s", diff)
+	}
+	send(t, c, `{"ac":"unsubscribe","params":"aapl$US"}`)
+	for {
+		if m := readJSON(t, c); m["resAc"] == "unsubscribe" {
+			break
+		}
+	}
+	if n := s.Subscriptions(); n != 0 {
+		t.Errorf("%d subscriptions after unsubscribing in another case", n)
+	}
+}
+
+// TestLive: nothing is pushed for a product while Live says it is not
+// live, and pushes resume when it is again; other products flow all along.
+func TestLive(t *testing.T) {
+	t.Parallel()
+	var closed atomic.Bool
+	closed.Store(true)
+	asked := make(chan string, 100)
+	live := func(class, code, region string, now time.Time) bool {
+		select {
+		case asked <- class + " " + code + "$" + region:
+		default:
+		}
+		return code != "700" || !closed.Load()
+	}
+	s, url := start(t, Config{Token: "tok", PushInterval: time.Millisecond, Live: live})
+	c := authed(t, url+"/stock")
+	send(t, c, `{"ac":"subscribe","params":"700$HK,AAPL$US","types":"quote"}`)
+	if m := readJSON(t, c); m["code"] != 1.0 {
+		t.Fatalf("ack %v", m)
+	}
+	for range 20 {
+		d, _ := readJSON(t, c)["data"].(map[string]any)
+		if d["s"] != "AAPL" {
+			t.Fatalf("a push for %v while it is not live", d["s"])
+		}
+	}
+	if got := <-asked; got != "stock 700$HK" && got != "stock AAPL$US" {
+		t.Errorf("Live asked about %q", got)
+	}
+	closed.Store(false)
+	for {
+		d, _ := readJSON(t, c)["data"].(map[string]any)
+		if d["s"] == "700" {
+			break
+		}
+	}
+	if s.Subscriptions() != 2 {
+		t.Errorf("%d subscriptions, want 2", s.Subscriptions())
 	}
 }
