@@ -2,6 +2,7 @@ package markettest_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -466,4 +467,61 @@ func lastTrade(class markettest.Class, region itick.Region, code string) time.Ti
 		return hkClose
 	}
 	return fixedNow.Truncate(time.Millisecond)
+}
+
+// TestSplitsFallOnTradingDays checks every split record's ex-date against
+// the market's weekends and the holidays the server lists, and its ratio:
+// two different whole numbers in lowest terms.
+func TestSplitsFallOnTradingDays(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 5, 12, 0, 0, 0, time.UTC)
+	srv := newServer(t, markettest.WithClock(func() time.Time { return now }))
+	// The holiday list covers the year of the server's clock: ask a
+	// server a year back too.
+	before := newServer(t, markettest.WithClock(func() time.Time { return now.AddDate(-1, 0, 0) }))
+	for _, region := range []itick.Region{itick.RegionUS, itick.RegionHK, itick.RegionJP, itick.RegionGB, "ZZ"} {
+		closed := map[time.Time]bool{}
+		for _, s := range []*markettest.Server{srv, before} {
+			client, err := s.Client()
+			if err != nil {
+				t.Fatal(err)
+			}
+			hs, err := client.Market.HolidaysOf(t.Context(), region)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hs {
+				for _, d := range h.Dates {
+					closed[d] = true
+				}
+			}
+		}
+		if region != "ZZ" && len(closed) < 10 {
+			t.Fatalf("%s: only %d holidays listed", region, len(closed))
+		}
+		records := srv.Generator().Splits(region, now)
+		for i, r := range records {
+			if wd := r.ExDate.Weekday(); wd == time.Saturday || wd == time.Sunday || closed[r.ExDate] {
+				t.Errorf("%s %s: ex-date %s, a day the market is closed", region, r.Code, r.ExDate.Format("Mon 2006-01-02"))
+			}
+			if !r.ExDate.Before(now) || r.ExDate.Before(now.AddDate(-2, 0, 0)) {
+				t.Errorf("%s %s: ex-date %s, not in the two years before now", region, r.Code, r.ExDate)
+			}
+			if i > 0 && r.ExDate.After(records[i-1].ExDate) {
+				t.Errorf("%s: record %d on %s is newer than the one before it", region, i, r.ExDate)
+			}
+			var a, b int
+			if _, err := fmt.Sscanf(r.Ratio, "%d:%d", &a, &b); err != nil || a < 1 || b < 1 || a == b ||
+				gcd(a, b) != 1 || r.Ratio != strconv.Itoa(a)+":"+strconv.Itoa(b) {
+				t.Errorf("%s %s: ratio %q, want two different whole numbers in lowest terms", region, r.Code, r.Ratio)
+			}
+		}
+	}
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
