@@ -2,6 +2,7 @@ package markettest_test
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 	"time"
 
@@ -86,11 +87,22 @@ func TestDailyCandlesFollowTheCalendar(t *testing.T) {
 }
 
 // TestDailyCandlesHoldTheirHours checks that a daily candle opens with its
-// first hourly candle, closes with its last and spans all of their ranges.
+// first hourly candle, closes with its last and spans exactly their ranges:
+// each hour lies within the day, and some hour reaches its high and its
+// low, on finished days and on the day still trading.
 func TestDailyCandlesHoldTheirHours(t *testing.T) {
 	t.Parallel()
 	g := markettest.NewGenerator(6)
-	now := time.Date(2025, 3, 14, 15, 9, 26, 0, time.UTC) // US and GB trading, HK closed
+	for _, now := range []time.Time{
+		time.Date(2025, 3, 14, 15, 9, 26, 0, time.UTC), // US and GB trading, HK closed
+		time.Date(2025, 3, 14, 2, 9, 26, 0, time.UTC),  // HK trading, US and GB closed
+	} {
+		dailyCandlesHoldTheirHours(t, g, now)
+	}
+}
+
+func dailyCandlesHoldTheirHours(t *testing.T, g *markettest.Generator, now time.Time) {
+	t.Helper()
 	for _, c := range classes {
 		for _, code := range c.codes[:2] {
 			days := g.Klines(c.class, c.region, code, itick.OneDay, 10, time.Time{}, now)
@@ -104,11 +116,17 @@ func TestDailyCandlesHoldTheirHours(t *testing.T) {
 					t.Errorf("%s %s %v: day opens %v closes %v; its hours open %v close %v",
 						c.class, code, d.Time, d.Open, d.Close, first.Open, last.Close)
 				}
+				hi, lo := math.Inf(-1), math.Inf(1)
 				for _, h := range hours {
 					if h.High > d.High || h.Low < d.Low {
 						t.Errorf("%s %s %v: hour %v (h %v l %v) outside the day's range (h %v l %v)",
 							c.class, code, d.Time, h.Time, h.High, h.Low, d.High, d.Low)
 					}
+					hi, lo = max(hi, h.High), min(lo, h.Low)
+				}
+				if hi != d.High || lo != d.Low {
+					t.Errorf("%s %s %v at %v: the day's range (h %v l %v) is not its hours' (h %v l %v)",
+						c.class, code, d.Time, now, d.High, d.Low, hi, lo)
 				}
 			}
 		}

@@ -259,6 +259,17 @@ var octaveAmp = func() [octaves]float64 {
 	return a
 }()
 
+// octaveInvSpan[k] is the inverse of octave k's span in ms: how far an
+// instant lies between two knots is a product, not a division, in every
+// octave.
+var octaveInvSpan = func() [octaves]float64 {
+	var a [octaves]float64
+	for k := range a {
+		a[k] = 1 / float64(int64(finestOctMs)<<k)
+	}
+	return a
+}()
+
 // price is the unrounded price of p at ms (Unix milliseconds).
 func (g *Generator) price(p product, ms int64) float64 {
 	w := walker{p: p}
@@ -278,7 +289,19 @@ type walker struct {
 }
 
 // price is the unrounded price of w.p at ms (Unix milliseconds).
-func (w *walker) price(ms int64) float64 {
+func (w *walker) price(ms int64) float64 { return w.level(w.noise(ms)) }
+
+// level turns the walk's noise into a price. It rises with the noise, so
+// the highest of some prices is the level of the highest noise: a range
+// costs one exponential, not one a price.
+func (w *walker) level(x float64) float64 {
+	// Keep the walk from wandering off the product's level: the coarse
+	// octaves are bounded, so this stays within a few sigma-years.
+	return w.p.base * math.Exp(w.p.sigma*x*0.7)
+}
+
+// noise is the sum of the walk's octaves at ms (Unix milliseconds).
+func (w *walker) noise(ms int64) float64 {
 	// Each octave's span is the finest one's times a power of two, so its
 	// knot index is the finest one's shifted: one division, not 24.
 	q := floorDiv(ms, finestOctMs)
@@ -302,14 +325,12 @@ func (w *walker) price(ms int64) float64 {
 	for k := 0; k < octaves; k++ {
 		span := int64(finestOctMs) << k
 		i := q >> k
-		f := float64(ms-i*span) / float64(span)
+		f := float64(ms-i*span) * octaveInvSpan[k]
 		f = f * f * (3 - 2*f) // smoothstep between knots
 		k0, k1 := w.k0[k], w.k1[k]
 		x += octaveAmp[k] * (k0 + (k1-k0)*f)
 	}
-	// Keep the walk from wandering off the product's level: the coarse
-	// octaves are bounded, so this stays within a few sigma-years.
-	return w.p.base * math.Exp(w.p.sigma*x*0.7)
+	return x
 }
 
 func floorDiv(a, b int64) int64 {

@@ -14,49 +14,76 @@ const candleSamples = 6
 
 const hourMs = 60 * 60 * 1000
 
-// candle builds the candle of p that starts at start (ms) and lasts span
-// ms from the trading windows ws the calendar puts in it up to now: it
-// opens at the first trading instant and closes at the last one (now's,
-// while it is still open). A candle longer than a day takes its high and
-// low from the daily candles it holds, one longer than an hour from the
-// hourly ones, so a daily candle's range contains its hours' and a weekly
-// or monthly one's its days'. ok is false when nothing traded in it by now.
+// A view is one product's candles as they stand at now: its walk, its
+// calendar and the time, which say what has traded so far.
+type view struct {
+	w   walker
+	cal calendar
+	now int64 // ms
+}
+
+// candle builds the candle of the view's product that starts at start
+// (ms) and lasts span ms from the trading windows ws its calendar puts in
+// it up to now: it opens at the first trading instant and closes at the
+// last one (now's, while it is still open). ok is false when nothing
+// traded in it by now.
+//
+// Its high and low nest, so a longer candle's range holds the ranges of
+// the shorter ones it is made of:
+//
+//   - A candle shorter than an hour samples prices inside it.
+//   - An hourly candle samples prices inside it too, but its range stays
+//     within its whole day's range (see dayRange), widened only to its own
+//     open and close, which a day still trading has not all seen.
+//   - A candle longer than an hour and up to a day takes its range from
+//     its hours; one longer than a day takes it from its days.
+//
+// A finished trading day's range is therefore the range of its hours'
+// opens and closes: each hour's range stays within it, and the hour whose
+// open or close sets it reaches it. So a finished day costs two prices an
+// hour, and a long history of daily candles is cheap. A day still trading
+// at now is built from its hours so far instead.
 //
 // A candle of an hour or more is kept in a cache: it is the same for every
 // request that sees the same trading in it, which its start and the end of
-// its last window pin down, and building a monthly one takes 720 hourly
-// ones.
-func (g *Generator) candle(w *walker, start, span int64, ws []tradingSpan) (itick.Kline, bool) {
+// its last window pin down.
+func (g *Generator) candle(v *view, start, span int64, ws []tradingSpan) (itick.Kline, bool) {
 	if len(ws) == 0 {
 		return itick.Kline{}, false
 	}
 	if span < hourMs {
-		return g.build(w, start, span, ws), true
+		return g.build(v, start, span, ws), true
 	}
 	c := &g.longer
 	if span == hourMs {
 		c = &g.hours
 	}
-	end := ws[len(ws)-1].to
-	if k, hit := c.get(w.p.key, start, span, end); hit {
+	key, end := v.w.p.key, ws[len(ws)-1].to
+	if k, hit := c.get(key, start, span, end); hit {
 		return k, true
 	}
-	k := g.build(w, start, span, ws)
-	c.put(w.p.key, start, span, end, k)
+	k := g.build(v, start, span, ws)
+	c.put(key, start, span, end, k)
 	return k, true
 }
 
-// build computes the candle of w.p in [start, start+span) from its
-// trading windows ws, which are not empty. It asks w for prices in time
-// order, open first and close last, so w reuses most knots.
-func (g *Generator) build(w *walker, start, span int64, ws []tradingSpan) itick.Kline {
+// build computes the candle of the view's product in [start, start+span)
+// from its trading windows ws, which are not empty, as candle describes.
+// It asks for prices in time order as far as it can, so the walk reuses
+// most knots.
+func (g *Generator) build(v *view, start, span int64, ws []tradingSpan) itick.Kline {
+	w := &v.w
 	p := w.p
-	open := p.round(w.price(ws[0].from))
-	hi, lo := open, open
 	var traded int64
 	for _, s := range ws {
 		traded += s.to - s.from
 	}
+	if span == dayMs && v.wholeDay(start, ws) {
+		return g.kline(p, start, span, traded, dayPrices(w, ws))
+	}
+	open := p.round(w.price(ws[0].from))
+	cl := p.round(w.price(ws[len(ws)-1].to - 1))
+	hi, lo := max(open, cl), min(open, cl)
 	if span > hourMs {
 		// The parts (days, or hours) that hold trading each have a candle,
 		// which opens and closes where the candle's trading in them does,
@@ -67,25 +94,81 @@ func (g *Generator) build(w *walker, start, span int64, ws []tradingSpan) itick.
 		}
 		var buf [4]tradingSpan
 		for t := floorDiv(ws[0].from, part) * part; t < ws[len(ws)-1].to; t += part {
-			if sub, ok := g.candle(w, t, part, clip(buf[:0], ws, t, t+part)); ok {
+			if sub, ok := g.candle(v, t, part, clip(buf[:0], ws, t, t+part)); ok {
 				hi, lo = max(hi, sub.High), min(lo, sub.Low)
 			}
 		}
-	} else {
-		for i := 1; i <= candleSamples; i++ {
-			x := p.round(w.price(at(ws, traded*int64(i)/int64(candleSamples+1))))
-			hi, lo = max(hi, x), min(lo, x)
-		}
+		return g.kline(p, start, span, traded, ohlc{open, hi, lo, cl})
 	}
-	cl := p.round(w.price(ws[len(ws)-1].to - 1))
-	hi, lo = max(hi, cl), min(lo, cl)
+	xhi, xlo := math.Inf(-1), math.Inf(1)
+	for i := 1; i <= candleSamples; i++ {
+		x := w.noise(at(ws, traded*int64(i)/int64(candleSamples+1)))
+		xhi, xlo = max(xhi, x), min(xlo, x)
+	}
+	hi, lo = max(hi, p.round(w.level(xhi))), min(lo, p.round(w.level(xlo)))
+	if span == hourMs {
+		day := g.wholeDayCandle(v, floorDiv(start, dayMs)*dayMs)
+		hi = min(hi, max(day.High, open, cl))
+		lo = max(lo, min(day.Low, open, cl))
+	}
+	return g.kline(p, start, span, traded, ohlc{open, hi, lo, cl})
+}
+
+// ohlc are a candle's prices.
+type ohlc struct{ open, high, low, close float64 }
+
+// kline completes a candle of p from its prices and the ms it traded.
+func (g *Generator) kline(p product, start, span, traded int64, c ohlc) itick.Kline {
 	// Volume: a typical rate for the time traded, varied per candle.
 	minutes := float64(traded) / 60000
 	vol := p.perMin * minutes * (0.4 + 1.2*unit(mix(p.key^0xabc^uint64(start)^uint64(span)<<20)))
 	vol = p.roundVolume(vol)
-	turnover := roundDec(vol*(open+hi+lo+cl)/4, 2)
-	return itick.Kline{Time: time.UnixMilli(start).UTC(), Open: open, High: hi, Low: lo, Close: cl,
+	turnover := roundDec(vol*(c.open+c.high+c.low+c.close)/4, 2)
+	return itick.Kline{Time: time.UnixMilli(start).UTC(), Open: c.open, High: c.high, Low: c.low, Close: c.close,
 		Volume: vol, Turnover: turnover}
+}
+
+// wholeDay reports whether ws, the trading of the UTC day starting at day
+// up to now, is all of that day's trading: whether the day's trading is
+// over.
+func (v *view) wholeDay(day int64, ws []tradingSpan) bool {
+	if v.now >= day+dayMs-1 {
+		return true // nothing of the day was cut off
+	}
+	full := v.cal.windows(day, day+dayMs)
+	return len(full) > 0 && full[len(full)-1].to == ws[len(ws)-1].to
+}
+
+// wholeDayCandle is the candle of the UTC day starting at day with all its
+// trading, which bounds the range of each of its hours. For a day still
+// trading, that takes prices after now into account; they bound the
+// hours' ranges but are never shown.
+func (g *Generator) wholeDayCandle(v *view, day int64) itick.Kline {
+	k, _ := g.candle(v, day, dayMs, v.cal.windows(day, day+dayMs))
+	return k
+}
+
+// dayPrices are the prices of a whole trading day with windows ws: its
+// open and close, and as its range the highest and lowest of the opens and
+// closes of the hours that trade.
+func dayPrices(w *walker, ws []tradingSpan) ohlc {
+	var xo, xc float64
+	xhi, xlo := math.Inf(-1), math.Inf(1)
+	var buf [4]tradingSpan
+	for t := floorDiv(ws[0].from, hourMs) * hourMs; t < ws[len(ws)-1].to; t += hourMs {
+		sub := clip(buf[:0], ws, t, t+hourMs)
+		if len(sub) == 0 {
+			continue
+		}
+		o, c := w.noise(sub[0].from), w.noise(sub[len(sub)-1].to-1)
+		if t <= ws[0].from {
+			xo = o
+		}
+		xc = c
+		xhi, xlo = max(xhi, o, c), min(xlo, o, c)
+	}
+	p := w.p
+	return ohlc{p.round(w.level(xo)), p.round(w.level(xhi)), p.round(w.level(xlo)), p.round(w.level(xc))}
 }
 
 // clip appends to buf the parts of the windows ws (in order, disjoint)
@@ -171,7 +254,7 @@ func (g *Generator) klines(class Class, region itick.Region, code string, interv
 	out := make([]itick.Kline, 0, min(limit, 1024))
 	// A candle of a day or less takes its windows from its day's, which
 	// the calendar works out once for all the day's candles.
-	w := &walker{p: p}
+	v := &view{w: walker{p: p}, cal: cal, now: nowMs}
 	day := int64(math.MinInt64)
 	var dayWs []tradingSpan
 	var buf [4]tradingSpan
@@ -185,7 +268,7 @@ func (g *Generator) klines(class Class, region itick.Region, code string, interv
 		} else {
 			ws = cal.windows(slot, min(slot+span, nowMs+1))
 		}
-		if k, ok := g.candle(w, slot, span, ws); ok {
+		if k, ok := g.candle(v, slot, span, ws); ok {
 			out = append(out, k)
 			slot -= span
 			continue

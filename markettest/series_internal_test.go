@@ -14,7 +14,9 @@ import (
 
 // plainCandle is the candle built the plain way, with nothing cached: a
 // candle longer than an hour takes its high and low straight from the
-// hourly candles it holds, each computed from the calendar again.
+// hourly candles it holds, each computed from the calendar again, a
+// finished day included; an hourly candle's range is bounded by the
+// range of its whole day's hourly opens and closes.
 func (g *Generator) plainCandle(p product, cal calendar, start, span, now int64) (itick.Kline, bool) {
 	ws := cal.windows(start, min(start+span, now+1))
 	if len(ws) == 0 {
@@ -43,6 +45,11 @@ func (g *Generator) plainCandle(p product, cal calendar, start, span, now int64)
 			hi, lo = max(hi, x), min(lo, x)
 		}
 	}
+	if span == hourMs {
+		dayHi, dayLo := g.plainDayBounds(p, cal, floorDiv(start, dayMs)*dayMs)
+		hi = min(hi, max(dayHi, open, cl))
+		lo = max(lo, min(dayLo, open, cl))
+	}
 	minutes := float64(traded) / 60000
 	vol := p.perMin * minutes * (0.4 + 1.2*unit(mix(p.key^0xabc^uint64(start)^uint64(span)<<20)))
 	vol = p.roundVolume(vol)
@@ -51,13 +58,30 @@ func (g *Generator) plainCandle(p product, cal calendar, start, span, now int64)
 		Volume: vol, Turnover: turnover}, true
 }
 
-// plainPrice is price with a division per octave, as the walk is defined.
+// plainDayBounds is the range of the opens and closes of the hours that
+// trade in the UTC day starting at day, now or later.
+func (g *Generator) plainDayBounds(p product, cal calendar, day int64) (hi, lo float64) {
+	hi, lo = math.Inf(-1), math.Inf(1)
+	for h := day; h < day+dayMs; h += hourMs {
+		ws := cal.windows(h, h+hourMs)
+		if len(ws) == 0 {
+			continue
+		}
+		o := p.round(g.plainPrice(p, ws[0].from))
+		c := p.round(g.plainPrice(p, ws[len(ws)-1].to-1))
+		hi, lo = max(hi, o, c), min(lo, o, c)
+	}
+	return hi, lo
+}
+
+// plainPrice is price with a division per octave for its knots, as the
+// walk is defined.
 func (g *Generator) plainPrice(p product, ms int64) float64 {
 	var x float64
 	for k := 0; k < octaves; k++ {
 		span := int64(finestOctMs) << k
 		i := floorDiv(ms, span)
-		f := float64(ms-i*span) / float64(span)
+		f := float64(ms-i*span) * (1 / float64(span))
 		f = f * f * (3 - 2*f)
 		k0 := signed(mix(p.key ^ uint64(k)<<56 ^ uint64(i)))
 		k1 := signed(mix(p.key ^ uint64(k)<<56 ^ uint64(i+1)))
