@@ -14,8 +14,9 @@ const MsgAuthFailed = "auth failed"
 // WithRegions limits the markets the plan covers to regions. A request for
 // market data of one product or many (quote, tick, depth, K-lines, company
 // profile) in any other region is answered as the service is reported to
-// answer it: code 0, no error text, and data {}. Without this option every
-// region is covered.
+// answer it: code 0, no error text, and data {}. A stream subscription to
+// such a product is acknowledged and never pushed. Without this option
+// every region is covered.
 func WithRegions(regions ...itick.Region) Option {
 	return func(c *config) {
 		c.regions = make(map[itick.Region]bool, len(regions))

@@ -24,9 +24,16 @@
 // requests for markets outside the plan with code 0 and data {}, as the
 // service is reported to do.
 //
+// Codes are one product whatever their case, as they are to the service,
+// whose stream pushes name products in lower case: AAPL, aapl and the
+// stream's aapl$us have one price at one instant.
+//
 // Tests can make requests fail on demand with Inject, FailNext, AddLatency
 // and SetRandomFaults, then look at what arrived with Requests and Stats.
 // Server.Client returns an SDK client already pointed at the server.
+// OpenEnv is the switch a program makes between the service and the
+// simulator: a client for the service when ITICK_TOKEN is set, for a
+// simulator it starts otherwise.
 //
 //	srv := markettest.NewServer(markettest.WithSeed(7))
 //	defer srv.Close()
@@ -44,9 +51,23 @@
 // SetStreamRefuseAuth inject stream faults; StreamStats counts the traffic.
 // Streams are not recorded in Requests and do not count toward the quota.
 //
-// Data comes from a Generator: prices follow a random walk per product,
-// K-lines are consistent and aligned to their interval, quotes agree with
-// the latest K-line, and books sit around the price. Any code exists.
+// As the service, the stream pushes a product only while its market
+// trades: crypto always, forex and futures on weekdays, stocks, funds and
+// indices in their market's regular sessions (not in a lunch break, not
+// on a weekend or a holiday). A subscription made while the market is
+// closed is acknowledged and stays silent until it opens, so a test that
+// expects pushes of a stock pins the clock (WithClock) inside its market's
+// hours, or subscribes to a crypto pair. With WithRegions, a subscription
+// to a product of a region outside the plan is acknowledged too, counts
+// toward the subscription limit, and is never pushed: the service answers
+// such a REST request with success and no data, and the stream is taken
+// to be as quiet.
+//
+// Data comes from a Generator: prices follow a random walk per product
+// and stand still while its market is closed, K-lines are consistent,
+// aligned to their interval and nested (a day's range is its hours', a
+// week's its days'), quotes agree with the latest K-line, books sit around
+// the price, and split records fall on trading days. Any code exists.
 //
 // # Adding an endpoint
 //

@@ -11,6 +11,8 @@ import (
 // simulator started for it: the switch a program makes to run against the
 // real service in production and offline everywhere else.
 type Env struct {
+	// Client is the SDK client to use: pointed at the real service, or
+	// at Server with its token.
 	Client *itick.Client
 	// Server is the simulator Client talks to; nil when Client talks to
 	// the real service.

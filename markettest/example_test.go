@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net/http"
 	"time"
 
@@ -70,4 +71,114 @@ func ExampleWithQuota() {
 	// first: <nil>
 	// second: true 40s
 	// a minute after the first: <nil>
+}
+
+// WithClock pins the simulator's time: every answer is reproducible, and a
+// ManualClock moves it on demand. Prices move only while the market trades.
+func ExampleWithClock() {
+	// Friday 6 June 2025, 15:30 in New York: the market trades.
+	clock := markettest.NewManualClock(time.Date(2025, 6, 6, 19, 30, 0, 0, time.UTC))
+	srv := markettest.NewServer(markettest.WithClock(clock.Now))
+	defer srv.Close()
+	client, err := srv.Client()
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+
+	q, err := client.Stock.Quote(ctx, itick.RegionUS, "AAPL")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("quote at", q.Time.Format(time.RFC3339Nano))
+	clock.Advance(time.Minute)
+	if q, err = client.Stock.Quote(ctx, itick.RegionUS, "AAPL"); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("a minute later, at", q.Time.Format(time.RFC3339Nano))
+
+	// On Saturday the quote is Friday's last trade, the day's close.
+	clock.Set(time.Date(2025, 6, 7, 12, 0, 0, 0, time.UTC))
+	if q, err = client.Stock.Quote(ctx, itick.RegionUS, "AAPL"); err != nil {
+		log.Fatal(err)
+	}
+	days, err := client.Stock.Kline(ctx, itick.RegionUS, "AAPL", itick.OneDay, 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("on Saturday, at", q.Time.Format(time.RFC3339Nano), "- Friday's close:", q.Last == days[0].Close)
+	// Output:
+	// quote at 2025-06-06T19:30:00Z
+	// a minute later, at 2025-06-06T19:31:00Z
+	// on Saturday, at 2025-06-06T19:59:59.999Z - Friday's close: true
+}
+
+// FailNext fails the next requests with a status; the client retries
+// them within its budget, and Stats counts what the server saw.
+func ExampleServer_FailNext() {
+	srv := markettest.NewServer()
+	defer srv.Close()
+	client, err := srv.Client(itick.WithRetries(1)) // two attempts a call
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+
+	srv.FailNext(3, http.StatusServiceUnavailable)
+	_, err = client.Forex.Quotes(ctx, itick.RegionGB, []string{"EURUSD"})
+	var apiErr *itick.APIError
+	fmt.Println("first call:", errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusServiceUnavailable,
+		"- requests:", srv.Stats().Requests)
+	_, err = client.Forex.Quotes(ctx, itick.RegionGB, []string{"EURUSD"})
+	fmt.Println("second call:", err, "- requests:", srv.Stats().Requests)
+	// Output:
+	// first call: true - requests: 2
+	// second call: <nil> - requests: 4
+}
+
+// SetRandomFaults fails a share of requests at random, the same ones for
+// a seed and an order of requests, to soak a client or a bot.
+func ExampleServer_SetRandomFaults() {
+	srv := markettest.NewServer()
+	defer srv.Close()
+	client, err := srv.Client(itick.WithRetries(5))
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv.SetRandomFaults(markettest.RandomFaults{
+		Probability: 0.3,
+		Seed:        7,
+		Kinds:       []markettest.FaultKind{markettest.FaultStatus}, // 503s, which the client retries
+	})
+	ok := 0
+	for range 20 {
+		if _, err := client.Crypto.Quotes(context.Background(), itick.RegionBA, []string{"BTCUSDT"}); err == nil {
+			ok++
+		}
+	}
+	st := srv.Stats()
+	fmt.Printf("%d of 20 calls succeeded; the server failed %d of %d requests\n", ok, st.Faults, st.Requests)
+	// Output:
+	// 20 of 20 calls succeeded; the server failed 8 of 28 requests
+}
+
+// OpenEnv is the switch a program makes between the service and the
+// simulator: with ITICK_TOKEN set, the client talks to the service;
+// without it, to a simulator started on 127.0.0.1.
+func ExampleOpenEnv() {
+	env, err := markettest.OpenEnv([]markettest.Option{markettest.WithSeed(7)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer env.Close()
+	if env.Offline() {
+		fmt.Println("ITICK_TOKEN is not set: simulated data from", env.Server.URL)
+	} else {
+		fmt.Println("live data from", env.Client.BaseURL())
+	}
+	quotes, err := env.Client.Crypto.Quotes(context.Background(), itick.RegionBA, []string{"BTCUSDT"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("BTCUSDT", quotes["BTCUSDT"].Last)
 }

@@ -48,6 +48,11 @@ func (k FaultKind) String() string {
 
 // Fault describes failures to inject into the requests that match it.
 type Fault struct {
+	// Kind is how a matching request fails: FaultStatus, FaultDrop and
+	// the others of FaultKind. FaultLatency delays it instead and lets it
+	// through, or on to the next matching fault. Set it: a fault of the
+	// zero Kind answers matching requests as usual, yet faults added
+	// after it do not apply to them and Stats.Faults counts them.
 	Kind FaultKind
 	// Times is how many matching requests the fault applies to; 0 means
 	// every matching request until ClearFaults.

@@ -10,12 +10,17 @@ import (
 
 // Request is what the server recorded of one request it received.
 type Request struct {
+	// Method is the HTTP method, GET for every call the SDK makes.
 	Method string
-	Path   string
-	Query  url.Values
+	// Path is the URL's path, such as "/stock/quotes".
+	Path string
+	// Query holds the URL's query parameters as sent: region, codes,
+	// kType and the rest.
+	Query url.Values
 	// Header is the request's header with the token's value replaced by
-	// "[redacted]"; TokenValid says whether it was the server's token.
-	Header     http.Header
+	// "[redacted]", so a test can print it.
+	Header http.Header
+	// TokenValid says whether the request carried the server's token.
 	TokenValid bool
 	// Time is when the request arrived, on the server's clock.
 	Time time.Time
