@@ -1,5 +1,6 @@
 // Command quickstart prints quotes, an order book and recent candles for a
-// few stocks, crypto pairs and forex pairs.
+// few stocks, crypto pairs and forex pairs, and whether the stock markets
+// are open, which says how fresh their quotes are.
 //
 // With ITICK_TOKEN set it asks the iTick service (ITICK_BASE_URL and
 // ITICK_PLAN apply too); without it, it starts the offline simulator from
@@ -10,17 +11,33 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strconv"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/d19c4e34/itick"
-	"github.com/d19c4e34/itick/examples/internal/exampleenv"
+	"github.com/d19c4e34/itick/markettest"
 )
 
-func main() { exampleenv.Main("quickstart", run) }
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		return // -h: the usage is printed
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
+}
 
 // market is one asset class's products and the service calls for them.
 type market struct {
@@ -31,15 +48,52 @@ type market struct {
 	klines func(context.Context, itick.Region, []string, itick.Interval, int, ...itick.KlineOption) (map[string][]itick.Kline, error)
 }
 
-func run(ctx context.Context, w io.Writer) error {
-	env, err := exampleenv.Open(w)
+// run is the program: args are its command-line arguments, sim the
+// simulator's options when it runs offline.
+func run(ctx context.Context, args []string, w io.Writer, sim ...markettest.Option) error {
+	fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: quickstart
+
+Quickstart prints quotes, an order book and recent hourly candles of a few
+stocks, crypto pairs and forex pairs, from the iTick service when
+ITICK_TOKEN is set and from an offline simulator otherwise.
+`)
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+
+	env, err := markettest.OpenEnv(sim)
 	if err != nil {
 		return err
 	}
 	defer env.Close()
+	if env.Offline() {
+		fmt.Fprintf(w, "ITICK_TOKEN is not set: using the offline simulator at %s (synthetic data).\n", env.Server.URL)
+	} else {
+		fmt.Fprintf(w, "Using the iTick service at %s (ITICK_TOKEN is set).\n", env.Client.BaseURL())
+	}
 	c := env.Client
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
+
+	// Stock quotes stand still while their market is closed: say so.
+	fmt.Fprintln(w, "\nStock markets")
+	for _, region := range []itick.Region{itick.RegionHK, itick.RegionUS} {
+		statuses, err := c.Market.Status(ctx, region)
+		if err != nil {
+			return fmt.Errorf("market status: %w", err)
+		}
+		for _, st := range statuses {
+			fmt.Fprintf(w, "  %s: %s, local time %s\n", st.Code, st.State, st.LocalTime)
+		}
+	}
 
 	markets := []market{
 		{"Stock", itick.RegionHK, []string{"700"}, c.Stock.Quotes, c.Stock.Klines},
