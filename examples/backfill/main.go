@@ -17,20 +17,30 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"os/signal"
 	"strconv"
+	"syscall"
 	"time"
 
 	"golang.org/x/time/rate"
 
 	"github.com/d19c4e34/itick"
-	"github.com/d19c4e34/itick/examples/internal/exampleenv"
+	"github.com/d19c4e34/itick/markettest"
 )
 
 func main() {
-	exampleenv.Main("backfill", func(ctx context.Context, w io.Writer) error {
-		return run(ctx, os.Args[1:], w, os.Stderr)
-	})
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		return // -h: the usage is printed
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "backfill:", err)
+		os.Exit(1)
+	}
 }
 
 // usStocks are 50 large US companies.
@@ -42,15 +52,32 @@ var usStocks = []string{
 	"QCOM", "TXN", "IBM", "CAT", "GE", "HON", "UPS", "BA", "GS", "SBUX",
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// run is the program: args are its command-line arguments, sim the
+// simulator's options when it runs offline.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, sim ...markettest.Option) error {
 	fs := flag.NewFlagSet("backfill", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "-", `CSV file to write ("-": stdout)`)
 	years := fs.Int("years", 2, "years of history")
 	planName := fs.String("plan", "base", "plan whose batch size and quota apply (default online: ITICK_PLAN's)")
 	speedup := fs.Float64("speedup", 1, "run the plan's quota this many times faster (offline only)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), `Usage: backfill [flags]
+
+Backfill writes years of daily candles of %d large US stocks as CSV, with
+a progress line on stderr, from the iTick service when ITICK_TOKEN is set
+and from an offline simulator otherwise.
+
+Flags:
+`, len(usStocks))
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	plan, err := itick.ParsePlan(*planName)
 	if err != nil {
@@ -72,12 +99,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		// back, sped up: the whole quota at once, then a steady rate.
 		perMinute := float64(plan.CallsPerMinute()) * *speedup
 		opts = append(opts, itick.WithRateLimit(rate.Limit(perMinute/60), plan.CallsPerMinute()))
+		sim = append([]markettest.Option{markettest.WithPlan(plan)}, sim...)
 	}
-	env, err := exampleenv.Open(stderr, opts...)
+	env, err := markettest.OpenEnv(sim, opts...)
 	if err != nil {
 		return err
 	}
 	defer env.Close()
+	if env.Offline() {
+		fmt.Fprintf(stderr, "ITICK_TOKEN is not set: using the offline simulator at %s (synthetic data).\n", env.Server.URL)
+	} else {
+		fmt.Fprintf(stderr, "Using the iTick service at %s (ITICK_TOKEN is set).\n", env.Client.BaseURL())
+	}
 
 	w := stdout
 	if *out != "-" {
@@ -93,8 +126,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	from := to.AddDate(-*years, 0, 0)
 	start := time.Now()
 	progress := func(p itick.RangeProgress) {
-		fmt.Fprintf(stderr, "\r%3.0f%%  %d requests  %d candles  %d of %d stocks done  back to %s  %s",
-			100*p.Fraction(), p.Requests, p.Candles, p.Done, p.Codes, p.Reached.Format(time.DateOnly),
+		fmt.Fprintf(stderr, "\r%3d%%  %d requests  %d candles  %d of %d stocks done  back to %s  %s",
+			percent(p), p.Requests, p.Candles, p.Done, p.Codes, p.Reached.Format(time.DateOnly),
 			time.Since(start).Round(time.Second))
 	}
 	candles, rangeErr := env.Client.Stock.KlinesRange(ctx, itick.RegionUS, usStocks, itick.OneDay, from, to,
@@ -130,6 +163,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("incomplete ranges for %v: %w", be.FailedCodes(), rangeErr)
 	}
 	return nil
+}
+
+// percent is how far the range has come, rounded down: 100 only once
+// every stock is done, never for 99.6% of the way.
+func percent(p itick.RangeProgress) int {
+	pct := int(math.Floor(100 * p.Fraction()))
+	if p.Done < p.Codes {
+		pct = min(pct, 99)
+	}
+	return pct
 }
 
 func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
