@@ -7,23 +7,63 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/d19c4e34/itick"
-	"github.com/d19c4e34/itick/examples/internal/exampleenv"
+	"github.com/d19c4e34/itick/markettest"
 )
 
-func main() { exampleenv.Main("splits", run) }
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		return // -h: the usage is printed
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "splits:", err)
+		os.Exit(1)
+	}
+}
 
-func run(ctx context.Context, w io.Writer) error {
-	env, err := exampleenv.Open(w)
+// run is the program: args are its command-line arguments, sim the
+// simulator's options when it runs offline.
+func run(ctx context.Context, args []string, w io.Writer, sim ...markettest.Option) error {
+	fs := flag.NewFlagSet("splits", flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: splits
+
+Splits lists the stock splits and reverse splits of the US market; from
+the iTick service when ITICK_TOKEN is set and from an offline simulator
+otherwise.
+`)
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	env, err := markettest.OpenEnv(sim)
 	if err != nil {
 		return err
 	}
 	defer env.Close()
+	if env.Offline() {
+		fmt.Fprintf(w, "ITICK_TOKEN is not set: using the offline simulator at %s (synthetic data).\n", env.Server.URL)
+	} else {
+		fmt.Fprintf(w, "Using the iTick service at %s (ITICK_TOKEN is set).\n", env.Client.BaseURL())
+	}
 	c := env.Client
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
@@ -34,7 +74,9 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "US splits: %d records on %d pages of %d.\n", first.TotalElements, first.TotalPages, first.Size)
 
-	var reverse, forward int
+	// A ratio is shares after the split to shares before it: 10:1 gives
+	// ten shares for one, 1:5 is a reverse split, one share for five.
+	var forward, reverse, unread int
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "EX-DATE\tCODE\tNAME\tRATIO\t")
 	n := 0
@@ -43,11 +85,15 @@ func run(ctx context.Context, w io.Writer) error {
 			return err
 		}
 		n++
-		var from, to int
-		if _, err := fmt.Sscanf(r.Ratio, "%d:%d", &from, &to); err == nil && from > to {
-			reverse++
-		} else {
+		var after, before float64
+		_, scanErr := fmt.Sscanf(r.Ratio, "%g:%g", &after, &before)
+		switch {
+		case scanErr != nil || after <= 0 || before <= 0 || after == before:
+			unread++
+		case after > before:
 			forward++
+		default:
+			reverse++
 		}
 		if n <= 10 {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", r.ExDate.Format("2006-01-02"), r.Code, r.Name, r.Ratio)
@@ -56,7 +102,11 @@ func run(ctx context.Context, w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "Read %d records through Splits (the first 10 above): %d with more shares after, %d with fewer.\n",
+	fmt.Fprintf(w, "Read %d records through Splits (the first 10 above): %d with more shares after, %d with fewer",
 		n, forward, reverse)
+	if unread > 0 {
+		fmt.Fprintf(w, ", %d with a ratio that is not a split", unread)
+	}
+	fmt.Fprintln(w, ".")
 	return nil
 }
