@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"net/http"
+	"os"
+	"os/exec"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,19 +123,72 @@ func TestBotStopsOnAWrongToken(t *testing.T) {
 	}
 }
 
+// clockTimes are the simulator's clocks the program is run at: a
+// weekend, a night when the stock markets are closed, and trading hours.
+var clockTimes = map[string]time.Time{
+	"weekend":           time.Date(2025, 6, 7, 12, 0, 0, 0, time.UTC),
+	"night":             time.Date(2025, 6, 5, 0, 30, 0, 0, time.UTC),
+	"New York trading":  time.Date(2025, 6, 4, 15, 30, 0, 0, time.UTC),
+	"Hong Kong trading": time.Date(2025, 6, 4, 3, 0, 0, 0, time.UTC),
+}
+
 func TestRunOffline(t *testing.T) {
 	t.Setenv("ITICK_TOKEN", "")
+	for name, at := range clockTimes {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := run(t.Context(), nil, &buf, markettest.WithClock(func() time.Time { return at })); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			if first, _, _ := strings.Cut(out, "\n"); !strings.HasPrefix(first, "ITICK_TOKEN is not set: using the offline simulator at http://127.0.0.1:") {
+				t.Errorf("the first line does not say the simulator is used: %q", first)
+			}
+			if !regexp.MustCompile(`offline simulator[^\n]*\n\nSignals from the last price against the 24-hour average \(act beyond 0\.5%\):\n\s+SYMBOL\s+LAST\s+AVERAGE\s+ACTION\n`).MatchString(out) {
+				t.Errorf("no header:\n%s", out)
+			}
+			for _, s := range symbols {
+				if !regexp.MustCompile(`(?m)^\s+` + s + `\s+[\d.]+\s+[\d.]+\s+(buy|sell|hold)\s*$`).MatchString(out) {
+					t.Errorf("no signal for %s:\n%s", s, out)
+				}
+			}
+		})
+	}
+}
+
+// TestMain runs the program itself when the test binary is started with
+// RUN_MAIN=1, so a test can check what main does with its arguments.
+func TestMain(m *testing.M) {
+	if os.Getenv("RUN_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestRunRejectsArguments: -h prints the usage and reports flag.ErrHelp;
+// an argument the program does not take is an error.
+func TestRunRejectsArguments(t *testing.T) {
+	t.Setenv("ITICK_TOKEN", "")
 	var buf bytes.Buffer
-	if err := run(t.Context(), &buf); err != nil {
-		t.Fatal(err)
+	if err := run(t.Context(), []string{"-h"}, &buf); !errors.Is(err, flag.ErrHelp) ||
+		!strings.HasPrefix(buf.String(), "Usage: bottesting\n\nBottesting runs ") {
+		t.Errorf("-h: %v, printed %q", err, buf.String())
 	}
-	out := buf.String()
-	if !regexp.MustCompile(`offline simulator[^\n]*\n\nSignals from the last price against the 24-hour average \(act beyond 0\.5%\):\n\s+SYMBOL\s+LAST\s+AVERAGE\s+ACTION\n`).MatchString(out) {
-		t.Errorf("no header:\n%s", out)
+	if err := run(t.Context(), []string{"extra"}, &buf); err == nil {
+		t.Error("an argument was accepted")
 	}
-	for _, s := range symbols {
-		if !regexp.MustCompile(`(?m)^\s+` + s + `\s+[\d.]+\s+[\d.]+\s+(buy|sell|hold)\s*$`).MatchString(out) {
-			t.Errorf("no signal for %s:\n%s", s, out)
-		}
+}
+
+// TestMainHelp runs the program with -h: usage on stdout, exit status 0.
+func TestMainHelp(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-h")
+	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("-h: %v", err)
+	}
+	if !strings.HasPrefix(string(out), "Usage: bottesting\n") {
+		t.Errorf("-h printed %q", out)
 	}
 }

@@ -10,17 +10,31 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/d19c4e34/itick"
-	"github.com/d19c4e34/itick/examples/internal/exampleenv"
 	"github.com/d19c4e34/itick/markettest"
 )
 
-func main() { exampleenv.Main("errors", run) }
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		return // -h: the usage is printed
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "errors:", err)
+		os.Exit(1)
+	}
+}
 
 // kind names the sentinel an error matches. It tests for *BatchError first:
 // a BatchError wraps each failed chunk's error, so one chunk refused with 429
@@ -49,12 +63,36 @@ func kind(err error) string {
 	return "other error"
 }
 
-func run(ctx context.Context, w io.Writer) error {
-	env, err := exampleenv.Open(w)
+// run is the program: args are its command-line arguments, sim the
+// simulator's options when it runs offline.
+func run(ctx context.Context, args []string, w io.Writer, sim ...markettest.Option) error {
+	fs := flag.NewFlagSet("errors", flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: errors
+
+Errors shows how the client reports failures and what it retries: bad
+input, a refused token, a spent quota, a failed chunk of a batch. Offline
+(without ITICK_TOKEN) it has the simulator fail requests on purpose.
+`)
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	env, err := markettest.OpenEnv(sim)
 	if err != nil {
 		return err
 	}
 	defer env.Close()
+	if env.Offline() {
+		fmt.Fprintf(w, "ITICK_TOKEN is not set: using the offline simulator at %s (synthetic data).\n", env.Server.URL)
+	} else {
+		fmt.Fprintf(w, "Using the iTick service at %s (ITICK_TOKEN is set).\n", env.Client.BaseURL())
+	}
 	c := env.Client
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
@@ -80,25 +118,25 @@ func run(ctx context.Context, w io.Writer) error {
 		fmt.Fprintln(w, "\nThe rest injects faults and needs the simulator: unset ITICK_TOKEN to see it.")
 		return nil
 	}
-	sim := env.Sim
+	srv := env.Server
 
 	// 3. Transient failures are retried with backoff: two 503s, then a dropped connection.
-	sim.FailNext(2, http.StatusServiceUnavailable)
-	sim.Inject(markettest.Fault{Kind: markettest.FaultDrop, Times: 1})
-	sim.Reset()
+	srv.FailNext(2, http.StatusServiceUnavailable)
+	srv.Inject(markettest.Fault{Kind: markettest.FaultDrop, Times: 1})
+	srv.Reset()
 	q, err := c.Crypto.Quotes(ctx, itick.RegionBA, []string{"BTCUSDT"})
 	if err != nil {
 		return fmt.Errorf("retries did not get through: %w", err)
 	}
 	fmt.Fprintf(w, "\n3. Two 503s and a dropped connection: %s after %d requests; BTCUSDT last %v\n",
-		kind(err), sim.Stats().Requests, q["BTCUSDT"].Last)
+		kind(err), srv.Stats().Requests, q["BTCUSDT"].Last)
 
 	// 4. HTTP 429 once the retries are spent; Retry-After is reported.
-	noRetry, err := sim.Client(itick.WithRetries(0))
+	noRetry, err := srv.Client(itick.WithRetries(0))
 	if err != nil {
 		return err
 	}
-	sim.Inject(markettest.Fault{Kind: markettest.FaultStatus, Status: http.StatusTooManyRequests, Times: 1,
+	srv.Inject(markettest.Fault{Kind: markettest.FaultStatus, Status: http.StatusTooManyRequests, Times: 1,
 		RetryAfter: 30 * time.Second})
 	_, err = noRetry.Crypto.Quotes(ctx, itick.RegionBA, []string{"BTCUSDT"})
 	if errors.As(err, &apiErr) {
@@ -114,7 +152,7 @@ func run(ctx context.Context, w io.Writer) error {
 	for i := range codes {
 		codes[i] = fmt.Sprintf("%d", 1001+i)
 	}
-	sim.Inject(markettest.Fault{Kind: markettest.FaultStatus, Status: http.StatusTooManyRequests,
+	srv.Inject(markettest.Fault{Kind: markettest.FaultStatus, Status: http.StatusTooManyRequests,
 		Path: "/stock/quotes", Code: "1015"})
 	got, err := noRetry.Stock.Quotes(ctx, itick.RegionHK, codes)
 	var be *itick.BatchError
@@ -123,7 +161,7 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "\n5. A chunk refused with 429: %s; %d quotes arrived; missing %v\n", kind(err), len(got), be.FailedCodes())
 	fmt.Fprintf(w, "   It also matches ErrRateLimited: %v\n", errors.Is(err, itick.ErrRateLimited))
-	sim.ClearFaults()
+	srv.ClearFaults()
 	again, err := c.Stock.Quotes(ctx, itick.RegionHK, be.FailedCodes())
 	fmt.Fprintf(w, "   Retrying just the missing codes: %s, %d more quotes\n", kind(err), len(again))
 	return nil

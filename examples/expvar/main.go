@@ -25,23 +25,30 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"os/signal"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/time/rate"
 
 	"github.com/d19c4e34/itick"
-	"github.com/d19c4e34/itick/examples/internal/exampleenv"
+	"github.com/d19c4e34/itick/markettest"
 )
 
-// addr is where the counters are served.
-var addr = "127.0.0.1:6060"
-
 func main() {
-	flag.StringVar(&addr, "addr", addr, "address to serve /debug/vars on")
-	flag.Parse()
-	exampleenv.Main("expvar", run)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		return // -h: the usage is printed
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "expvar:", err)
+		os.Exit(1)
+	}
 }
 
 var (
@@ -85,21 +92,50 @@ func handler() http.Handler {
 	return mux
 }
 
-func run(ctx context.Context, w io.Writer) error {
-	env, err := exampleenv.Open(w)
+// run is the program: args are its command-line arguments, sim the
+// simulator's options when it runs offline.
+func run(ctx context.Context, args []string, w io.Writer, sim ...markettest.Option) error {
+	fs := flag.NewFlagSet("expvar", flag.ContinueOnError)
+	fs.SetOutput(w)
+	addr := fs.String("addr", "127.0.0.1:6060", "address to serve /debug/vars on; keep it on loopback")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: expvar [flags]
+
+Expvar makes a few calls with an iTick client, then serves the client's
+counters with the standard library's expvar package at /debug/vars until
+interrupted. It asks the iTick service when ITICK_TOKEN is set and an
+offline simulator otherwise.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	env, err := markettest.OpenEnv(sim)
 	if err != nil {
 		return err
 	}
 	defer env.Close()
+	if env.Offline() {
+		fmt.Fprintf(w, "ITICK_TOKEN is not set: using the offline simulator at %s (synthetic data).\n", env.Server.URL)
+	} else {
+		fmt.Fprintf(w, "Using the iTick service at %s (ITICK_TOKEN is set).\n", env.Client.BaseURL())
+	}
 	c := env.Client
 	if env.Offline() {
 		// The simulator's own client does not pace its requests; pace this
 		// one so that limiter_wait_seconds has something to show, and have
 		// the simulator refuse the first request with a 429.
-		if c, err = env.Sim.Client(itick.WithRateLimit(rate.Limit(20), 1)); err != nil {
+		if c, err = env.Server.Client(itick.WithRateLimit(rate.Limit(20), 1)); err != nil {
 			return err
 		}
-		env.Sim.FailNext(1, http.StatusTooManyRequests)
+		env.Server.FailNext(1, http.StatusTooManyRequests)
 	}
 	publish(c)
 
@@ -110,7 +146,7 @@ func run(ctx context.Context, w io.Writer) error {
 	fmt.Fprintf(w, "\nStats: requests %d, errors %d, attempts %d, retries %d, rate limited %d, bytes read %d, limiter wait %v\n",
 		st.Requests, st.Errors, st.Attempts, st.Retries, st.RateLimited, st.BytesRead, st.LimiterWait.Round(time.Millisecond))
 
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}

@@ -1,16 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
-	"github.com/d19c4e34/itick/internal/testutil"
 	"github.com/d19c4e34/itick/markettest"
 )
 
@@ -72,14 +77,46 @@ func TestHandlerServesTheStats(t *testing.T) {
 
 // TestRunOffline runs the program as a user would and reads the counters
 // from the address it serves.
+// syncBuffer is a bytes.Buffer safe for concurrent use: the program
+// writes to it while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
 func TestRunOffline(t *testing.T) {
 	t.Setenv("ITICK_TOKEN", "")
-	addr = "127.0.0.1:0"
-	var out testutil.SyncBuffer
+	for _, at := range []time.Time{
+		time.Date(2025, 6, 7, 12, 0, 0, 0, time.UTC), // a Saturday
+		time.Date(2025, 6, 5, 0, 30, 0, 0, time.UTC), // a night
+		time.Date(2025, 6, 4, 3, 0, 0, 0, time.UTC),  // Hong Kong trading
+	} {
+		t.Run(at.Format(time.RFC3339), func(t *testing.T) { runOffline(t, at) })
+	}
+}
+
+// runOffline runs the program as a user would, with the simulator's
+// clock at at, and reads the counters from the address it serves.
+func runOffline(t *testing.T, at time.Time) {
+	var out syncBuffer
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, &out) }()
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0"}, &out, markettest.WithClock(func() time.Time { return at }))
+	}()
 
 	serving := regexp.MustCompile(`Serving the counters at (http://127\.0\.0\.1:\d+/debug/vars)`)
 	var url string
@@ -117,5 +154,42 @@ func TestRunOffline(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("run did not stop when its context ended")
+	}
+}
+
+// TestMain runs the program itself when the test binary is started with
+// RUN_MAIN=1, so a test can check what main does with its arguments.
+func TestMain(m *testing.M) {
+	if os.Getenv("RUN_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestRunRejectsArguments: -h prints the usage and reports flag.ErrHelp;
+// an argument the program does not take is an error.
+func TestRunRejectsArguments(t *testing.T) {
+	t.Setenv("ITICK_TOKEN", "")
+	var buf bytes.Buffer
+	if err := run(t.Context(), []string{"-h"}, &buf); !errors.Is(err, flag.ErrHelp) ||
+		!strings.HasPrefix(buf.String(), "Usage: expvar [flags]\n\nExpvar makes ") {
+		t.Errorf("-h: %v, printed %q", err, buf.String())
+	}
+	if err := run(t.Context(), []string{"extra"}, &buf); err == nil {
+		t.Error("an argument was accepted")
+	}
+}
+
+// TestMainHelp runs the program with -h: usage on stdout, exit status 0.
+func TestMainHelp(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-h")
+	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("-h: %v", err)
+	}
+	if !strings.HasPrefix(string(out), "Usage: expvar [flags]\n") {
+		t.Errorf("-h printed %q", out)
 	}
 }

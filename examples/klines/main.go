@@ -6,24 +6,64 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strconv"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/d19c4e34/itick"
-	"github.com/d19c4e34/itick/examples/internal/exampleenv"
+	"github.com/d19c4e34/itick/markettest"
 )
 
-func main() { exampleenv.Main("klines", run) }
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		return // -h: the usage is printed
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "klines:", err)
+		os.Exit(1)
+	}
+}
 
-func run(ctx context.Context, w io.Writer) error {
-	env, err := exampleenv.Open(w)
+// run is the program: args are its command-line arguments, sim the
+// simulator's options when it runs offline.
+func run(ctx context.Context, args []string, w io.Writer, sim ...markettest.Option) error {
+	fs := flag.NewFlagSet("klines", flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: klines
+
+Klines fetches daily candles of a stock that end a month ago, then pages
+further back; from the iTick service when ITICK_TOKEN is set and from an
+offline simulator otherwise.
+`)
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	env, err := markettest.OpenEnv(sim)
 	if err != nil {
 		return err
 	}
 	defer env.Close()
+	if env.Offline() {
+		fmt.Fprintf(w, "ITICK_TOKEN is not set: using the offline simulator at %s (synthetic data).\n", env.Server.URL)
+	} else {
+		fmt.Fprintf(w, "Using the iTick service at %s (ITICK_TOKEN is set).\n", env.Client.BaseURL())
+	}
 	c := env.Client
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()

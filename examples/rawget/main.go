@@ -15,17 +15,32 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/url"
+	"os"
+	"os/signal"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/d19c4e34/itick"
-	"github.com/d19c4e34/itick/examples/internal/exampleenv"
+	"github.com/d19c4e34/itick/markettest"
 )
 
-func main() { exampleenv.Main("rawget", run) }
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		return // -h: the usage is printed
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rawget:", err)
+		os.Exit(1)
+	}
+}
 
 // symbolInfo is the part of /symbol/info's data this program reads; Get
 // decodes with encoding/json, so any struct with json tags will do.
@@ -37,12 +52,36 @@ type symbolInfo struct {
 	ShortName string `json:"l"`
 }
 
-func run(ctx context.Context, w io.Writer) error {
-	env, err := exampleenv.Open(w)
+// run is the program: args are its command-line arguments, sim the
+// simulator's options when it runs offline.
+func run(ctx context.Context, args []string, w io.Writer, sim ...markettest.Option) error {
+	fs := flag.NewFlagSet("rawget", flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: rawget
+
+Rawget calls /symbol/info, an endpoint the SDK has no typed method for,
+with Client.Get; from the iTick service when ITICK_TOKEN is set and from
+an offline simulator otherwise.
+`)
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	env, err := markettest.OpenEnv(sim)
 	if err != nil {
 		return err
 	}
 	defer env.Close()
+	if env.Offline() {
+		fmt.Fprintf(w, "ITICK_TOKEN is not set: using the offline simulator at %s (synthetic data).\n", env.Server.URL)
+	} else {
+		fmt.Fprintf(w, "Using the iTick service at %s (ITICK_TOKEN is set).\n", env.Client.BaseURL())
+	}
 	c := env.Client
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
