@@ -189,7 +189,7 @@ func TestMain(m *testing.M) {
 // TestMainHelp runs the program with -h: usage, exit status 0.
 func TestMainHelp(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-h")
-	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=")
+	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=", "GORACE=atexit_sleep_ms=0")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("-h: %v\n%s", err, out)

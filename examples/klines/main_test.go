@@ -116,7 +116,7 @@ func TestRunRejectsArguments(t *testing.T) {
 // TestMainHelp runs the program with -h: usage on stdout, exit status 0.
 func TestMainHelp(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-h")
-	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=")
+	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=", "GORACE=atexit_sleep_ms=0")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("-h: %v", err)

@@ -128,7 +128,7 @@ func TestRunRejectsArguments(t *testing.T) {
 // an unknown flag exits with a failure.
 func TestMainHelp(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-h")
-	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=")
+	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=", "GORACE=atexit_sleep_ms=0")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("-h: %v", err)
@@ -137,7 +137,7 @@ func TestMainHelp(t *testing.T) {
 		t.Errorf("-h printed %q", out)
 	}
 	cmd = exec.Command(os.Args[0], "-no-such-flag")
-	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=")
+	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=", "GORACE=atexit_sleep_ms=0")
 	var ee *exec.ExitError
 	if err := cmd.Run(); !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Errorf("an unknown flag: %v, want exit status 1", err)
