@@ -53,35 +53,41 @@ func calendarOf(class Class, region itick.Region, code string) calendar {
 }
 
 // windows returns the trading windows that overlap [from, to), clipped to it.
-func (c calendar) windows(from, to int64) []tradingSpan {
+func (c calendar) windows(from, to int64) []tradingSpan { return c.appendWindows(nil, from, to) }
+
+// appendWindows appends to buf the trading windows that overlap [from,
+// to), clipped to it.
+func (c calendar) appendWindows(buf []tradingSpan, from, to int64) []tradingSpan {
 	if from >= to {
-		return nil
+		return buf
 	}
 	if c.always {
-		return []tradingSpan{{from, to}}
+		return append(buf, tradingSpan{from, to})
 	}
-	var out []tradingSpan
 	for day := floorDiv(from, dayMs) * dayMs; day < to; day += dayMs {
-		for _, w := range c.dayWindows(day) {
+		n := len(buf)
+		buf = c.appendDayWindows(buf, day)
+		kept := buf[:n]
+		for _, w := range buf[n:] {
 			w.from, w.to = max(w.from, from), min(w.to, to)
 			if w.from < w.to {
-				out = append(out, w)
+				kept = append(kept, w)
 			}
 		}
+		buf = kept
 	}
-	return out
+	return buf
 }
 
-// dayWindows returns the windows of the UTC day starting at day (ms).
-func (c calendar) dayWindows(day int64) []tradingSpan {
-	d := time.UnixMilli(day).UTC()
+// appendDayWindows appends the windows of the UTC day starting at day (ms).
+func (c calendar) appendDayWindows(buf []tradingSpan, day int64) []tradingSpan {
 	if c.market == nil {
-		if weekend(d) {
-			return nil
+		if weekend(time.UnixMilli(day).UTC()) {
+			return buf
 		}
-		return []tradingSpan{{day, day + dayMs}}
+		return append(buf, tradingSpan{day, day + dayMs})
 	}
-	return c.market.tradingWindows(d)
+	return c.market.appendTradingWindows(buf, day)
 }
 
 // lastMoment returns the latest trading instant at or before t (ms): t when
@@ -91,8 +97,9 @@ func (c calendar) lastMoment(t int64) (int64, bool) {
 	if c.always {
 		return t, true
 	}
+	var buf [maxSessions]tradingSpan
 	for day := floorDiv(t, dayMs) * dayMs; day > t-40*dayMs; day -= dayMs {
-		ws := c.dayWindows(day)
+		ws := c.appendDayWindows(buf[:0], day)
 		for i := len(ws) - 1; i >= 0; i-- {
 			switch {
 			case ws[i].from <= t && t < ws[i].to:
@@ -116,6 +123,54 @@ func (c calendar) trades(t int64) bool {
 func (c calendar) effective(t int64) int64 {
 	e, _ := c.lastMoment(t)
 	return e
+}
+
+// maxSessions is the most regular sessions a market has in a day: a
+// morning and an afternoon.
+const maxSessions = 2
+
+// windowMemo keeps a market's trading windows of the days last asked
+// about, one entry a day, so that a history, which asks about each day
+// once per product, works a day out from its zone and holidays once.
+type windowMemo struct {
+	once    sync.Once
+	mu      sync.Mutex
+	entries *[windowMemoDays]windowEntry
+}
+
+// windowMemoDays is how many days a windowMemo holds: more than the two
+// years of daily candles a backfill asks for.
+const windowMemoDays = 1024
+
+// windowEntry is one day of a windowMemo: the day's start plus one (0 for
+// an empty entry), and its windows.
+type windowEntry struct {
+	day1 int64
+	n    int
+	ws   [maxSessions]tradingSpan
+}
+
+// appendTradingWindows appends the market's windows on the UTC day
+// starting at day (ms): its sessions on that local calendar date.
+func (m *exchangeMarket) appendTradingWindows(buf []tradingSpan, day int64) []tradingSpan {
+	memo := &m.memo
+	memo.once.Do(func() { memo.entries = new([windowMemoDays]windowEntry) })
+	i := uint64(floorDiv(day, dayMs)) % windowMemoDays
+	memo.mu.Lock()
+	e := memo.entries[i]
+	memo.mu.Unlock()
+	if e.day1 == day+1 {
+		return append(buf, e.ws[:e.n]...)
+	}
+	ws := m.tradingWindows(time.UnixMilli(day).UTC())
+	if len(ws) <= maxSessions {
+		e = windowEntry{day1: day + 1, n: len(ws)}
+		copy(e.ws[:], ws)
+		memo.mu.Lock()
+		memo.entries[i] = e
+		memo.mu.Unlock()
+	}
+	return append(buf, ws...)
 }
 
 // tradingWindows returns the regular sessions of the market on the local

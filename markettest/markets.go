@@ -34,6 +34,7 @@ type exchangeMarket struct {
 	sessions []session
 	halfDay  int // on a half day, regular trading ends at this minute; 0: no half days
 	holidays func(year int) []holiday
+	memo     windowMemo // trading windows of the days asked about
 }
 
 // holiday is one day a market closes, or closes early when half is set.

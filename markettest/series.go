@@ -135,7 +135,8 @@ func (v *view) wholeDay(day int64, ws []tradingSpan) bool {
 	if v.now >= day+dayMs-1 {
 		return true // nothing of the day was cut off
 	}
-	full := v.cal.windows(day, day+dayMs)
+	var buf [maxSessions]tradingSpan
+	full := v.cal.appendWindows(buf[:0], day, day+dayMs)
 	return len(full) > 0 && full[len(full)-1].to == ws[len(ws)-1].to
 }
 
@@ -144,7 +145,8 @@ func (v *view) wholeDay(day int64, ws []tradingSpan) bool {
 // trading, that takes prices after now into account; they bound the
 // hours' ranges but are never shown.
 func (g *Generator) wholeDayCandle(v *view, day int64) itick.Kline {
-	k, _ := g.candle(v, day, dayMs, v.cal.windows(day, day+dayMs))
+	var buf [maxSessions]tradingSpan
+	k, _ := g.candle(v, day, dayMs, v.cal.appendWindows(buf[:0], day, day+dayMs))
 	return k
 }
 
@@ -257,12 +259,13 @@ func (g *Generator) klines(class Class, region itick.Region, code string, interv
 	v := &view{w: walker{p: p}, cal: cal, now: nowMs}
 	day := int64(math.MinInt64)
 	var dayWs []tradingSpan
+	var dayBuf [maxSessions]tradingSpan
 	var buf [4]tradingSpan
 	for slot := floorDiv(endMs, span) * span; len(out) < limit && slot >= firstMs; {
 		var ws []tradingSpan
 		if span <= dayMs {
 			if d := floorDiv(slot, dayMs) * dayMs; d != day {
-				day, dayWs = d, cal.windows(d, min(d+dayMs, nowMs+1))
+				day, dayWs = d, cal.appendWindows(dayBuf[:0], d, min(d+dayMs, nowMs+1))
 			}
 			ws = clip(buf[:0], dayWs, slot, min(slot+span, nowMs+1))
 		} else {
