@@ -18,9 +18,14 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
@@ -31,12 +36,41 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/d19c4e34/itick"
-	"github.com/d19c4e34/itick/examples/internal/exampleenv"
+	"github.com/d19c4e34/itick/markettest"
 )
 
-func main() { exampleenv.Main("otel", run) }
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		return // -h: the usage is printed
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "otel:", err)
+		os.Exit(1)
+	}
+}
 
-func run(ctx context.Context, w io.Writer) error {
+func run(ctx context.Context, args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("otel", flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: otel
+
+Otel traces the SDK's requests for two quotes with OpenTelemetry and prints
+the spans, one a line, from the iTick service when ITICK_TOKEN is set and
+from an offline simulator otherwise.
+`)
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+
 	// One span a line; stdouttrace.WithPrettyPrint spreads each over many.
 	exporter, err := stdouttrace.New(stdouttrace.WithWriter(w))
 	if err != nil {
@@ -60,13 +94,16 @@ func run(ctx context.Context, w io.Writer) error {
 			otelhttp.WithTracerProvider(tp),
 			otelhttp.WithPropagators(propagation.TraceContext{})),
 	}
-	env, err := exampleenv.Open(w, itick.WithHTTPClient(hc))
+	env, err := markettest.OpenEnv(nil, itick.WithHTTPClient(hc))
 	if err != nil {
 		return err
 	}
 	defer env.Close()
 	if env.Offline() {
-		env.Sim.FailNext(1, http.StatusServiceUnavailable)
+		fmt.Fprintf(w, "ITICK_TOKEN is not set: using the offline simulator at %s (synthetic data).\n", env.Server.URL)
+		env.Server.FailNext(1, http.StatusServiceUnavailable)
+	} else {
+		fmt.Fprintf(w, "Using the iTick service at %s (ITICK_TOKEN is set).\n", env.Client.BaseURL())
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"flag"
 	"strings"
 	"testing"
 
@@ -36,7 +38,7 @@ func (s span) attr(key string) any {
 func TestRunOfflinePrintsSpans(t *testing.T) {
 	t.Setenv("ITICK_TOKEN", "")
 	var buf bytes.Buffer
-	if err := run(t.Context(), &buf); err != nil {
+	if err := run(t.Context(), nil, &buf); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -81,5 +83,17 @@ func TestRunOfflinePrintsSpans(t *testing.T) {
 	}
 	if strings.Contains(out, markettest.DefaultToken) {
 		t.Errorf("the output carries the token:\n%s", out)
+	}
+}
+
+// TestHelp: -h prints what the program does and is no error; an argument
+// it does not take is one.
+func TestHelp(t *testing.T) {
+	var buf bytes.Buffer
+	if err := run(t.Context(), []string{"-h"}, &buf); !errors.Is(err, flag.ErrHelp) || !strings.Contains(buf.String(), "Usage: otel") {
+		t.Errorf("-h: err %v, printed %q", err, buf.String())
+	}
+	if err := run(t.Context(), []string{"extra"}, &buf); err == nil || errors.Is(err, flag.ErrHelp) {
+		t.Errorf("an extra argument: err %v, want one", err)
 	}
 }
