@@ -3,12 +3,15 @@ package itick_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -273,5 +276,335 @@ func TestStreamRefusesANilContext(t *testing.T) {
 	//lint:ignore SA1012 a nil context is what this test passes
 	if err := s.Unsubscribe(nil, []string{"700$HK"}); !errors.Is(err, itick.ErrInvalidArgument) { //nolint:staticcheck
 		t.Errorf("Unsubscribe(nil) = %v, want ErrInvalidArgument", err)
+	}
+}
+
+// wsHosted counts the connections of a stream server whose serve gets
+// each connection's number, from 1.
+func wsHosted(t *testing.T, serve func(ctx context.Context, n int, c *websocket.Conn)) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var conns atomic.Int32
+	srv := wsServer(t, func(ctx context.Context, c *websocket.Conn) { serve(ctx, int(conns.Add(1)), c) })
+	return srv, &conns
+}
+
+// wsAnswer serves a connection's requests until it ends: a pong for a
+// ping, an acknowledgement for the rest; then calls after(req), if set.
+func wsAnswer(ctx context.Context, c *websocket.Conn, after func(req string)) {
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			return
+		}
+		var req struct{ Ac, Params string }
+		if json.Unmarshal(b, &req) != nil {
+			return
+		}
+		if req.Ac == "ping" {
+			wsSend(ctx, c, `{"resAc":"pong","data":{"params":"`+req.Params+`"}}`)
+			continue
+		}
+		wsSend(ctx, c, `{"code":1,"resAc":"`+req.Ac+`","msg":"ok"}`)
+		if after != nil {
+			after(req.Ac)
+		}
+	}
+}
+
+const wsAuthOK = `{"code":1,"resAc":"auth","msg":"authenticated"}`
+
+func quotePush(last int) string {
+	return fmt.Sprintf(`{"code":1,"data":{"s":"700","r":"HK","type":"quote","ld":%d,"t":1765526889000}}`, last)
+}
+
+// nextOf waits for the next event of type T, skipping others, and returns
+// it with the events skipped.
+func nextOf[T itick.Event](t *testing.T, s *itick.Stream) (T, []itick.Event) {
+	t.Helper()
+	var skipped []itick.Event
+	deadline := time.After(15 * time.Second)
+	for {
+		select {
+		case ev, ok := <-s.Events():
+			if !ok {
+				var zero T
+				t.Fatalf("the stream ended (%v) before a %T", s.Err(), zero)
+			}
+			if v, ok := ev.(T); ok {
+				return v, skipped
+			}
+			skipped = append(skipped, ev)
+		case <-deadline:
+			var zero T
+			t.Fatalf("no %T in time; had %v", zero, skipped)
+		}
+	}
+}
+
+func streamOf(t *testing.T, srv *httptest.Server, opts ...itick.StreamOption) *itick.Stream {
+	t.Helper()
+	c, err := itick.NewClient("stream-token-0123456789", itick.WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Stream(context.Background(), itick.AssetStock,
+		append([]itick.StreamOption{itick.WithReconnectBackoff(0, 2*time.Millisecond), itick.WithDialTimeout(10 * time.Second)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// Behaviour 18: a lost connection is reported at once, once, by a
+// DisconnectEvent and StreamStats.Down, however many reconnections fail;
+// by the time the GapEvent arrives, Down no longer counts it.
+func TestStreamReportsALostConnectionAtOnce(t *testing.T) {
+	t.Parallel()
+	drop, release := make(chan struct{}), make(chan struct{})
+	srv, conns := wsHosted(t, func(ctx context.Context, n int, c *websocket.Conn) {
+		switch {
+		case n == 1:
+			wsSend(ctx, c, wsAuthOK)
+			go wsAnswer(ctx, c, func(string) { wsSend(ctx, c, quotePush(1)) })
+			select {
+			case <-drop:
+			case <-ctx.Done():
+			}
+		case n < 4: // reconnections that fail
+		default:
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return
+			}
+			wsSend(ctx, c, wsAuthOK)
+			wsAnswer(ctx, c, nil)
+		}
+	})
+	s := streamOf(t, srv)
+	if err := s.Subscribe(context.Background(), []string{"700$HK"}, itick.ChannelQuote); err != nil {
+		t.Fatal(err)
+	}
+	nextOf[itick.QuoteEvent](t, s)
+	close(drop)
+	d, _ := nextOf[itick.DisconnectEvent](t, s)
+	if d.Conn != 0 || d.Reason == nil || d.At.IsZero() || !slices.Equal(d.Symbols, []string{"700$HK"}) {
+		t.Errorf("DisconnectEvent = %+v", d)
+	}
+	if st := s.Stats(); st.Down != 1 || st.Conns != 0 {
+		t.Errorf("Stats while down = %+v, want Down 1, Conns 0", st)
+	}
+	for conns.Load() < 4 {
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	g, skipped := nextOf[itick.GapEvent](t, s)
+	if st := s.Stats(); st.Down != 0 {
+		t.Errorf("Stats when the gap arrives = %+v, want Down 0", st)
+	}
+	for _, ev := range skipped {
+		if _, ok := ev.(itick.DisconnectEvent); ok {
+			t.Errorf("a second DisconnectEvent for one lost connection: %+v", ev)
+		}
+	}
+	if !g.From.Equal(d.At) || !slices.Equal(g.Symbols, d.Symbols) {
+		t.Errorf("GapEvent %+v does not match DisconnectEvent %+v", g, d)
+	}
+}
+
+// Behaviour 18: DisconnectEvent, GapEvent and ErrorEvent are never dropped
+// by the overflow policy, however full the buffer is.
+func TestStreamControlEventsAreNeverDropped(t *testing.T) {
+	t.Parallel()
+	for _, policy := range []itick.Overflow{itick.DropOldest, itick.DropNewest} {
+		srv, _ := wsHosted(t, func(ctx context.Context, n int, c *websocket.Conn) {
+			wsSend(ctx, c, wsAuthOK)
+			if n > 1 {
+				wsAnswer(ctx, c, nil)
+				return
+			}
+			wsAnswer(ctx, c, func(string) {
+				for i := range 50 {
+					wsSend(ctx, c, quotePush(i))
+				}
+				wsSend(ctx, c, `{"code":1,"data":{"s":"700","r":"HK","type":"quote","ld":"not a number"}}`)
+				for i := range 50 {
+					wsSend(ctx, c, quotePush(100+i))
+				}
+				c.CloseNow()
+			})
+		})
+		s := streamOf(t, srv, itick.WithBuffer(2, policy))
+		if err := s.Subscribe(context.Background(), []string{"700$HK"}, itick.ChannelQuote); err != nil {
+			t.Fatal(err)
+		}
+		for s.Stats().Gaps == 0 { // the consumer reads nothing meanwhile
+			time.Sleep(time.Millisecond)
+		}
+		kinds := map[string]int{}
+		for len(s.Events()) > 0 {
+			kinds[fmt.Sprintf("%T", <-s.Events())]++
+		}
+		if kinds["itick.ErrorEvent"] != 1 || kinds["itick.DisconnectEvent"] != 1 || kinds["itick.GapEvent"] != 1 ||
+			kinds["itick.QuoteEvent"] > 2 || s.Dropped() < 98 {
+			t.Errorf("%v: buffered %v, dropped %d; want every control event, at most 2 quotes", policy, kinds, s.Dropped())
+		}
+	}
+}
+
+// WithBufferBytes bounds the buffered events by the size of their frames:
+// the policy drops at whichever bound comes first.
+func TestStreamBufferBoundedInBytes(t *testing.T) {
+	t.Parallel()
+	var levels strings.Builder
+	for i := range 100 {
+		if i > 0 {
+			levels.WriteByte(',')
+		}
+		fmt.Fprintf(&levels, `{"po":%d,"p":%d.25,"v":1000.5,"o":12}`, i+1, 600+i)
+	}
+	book := `{"code":1,"data":{"s":"700","r":"HK","type":"depth","a":[` + levels.String() + `],"b":[` + levels.String() + `]}}`
+	srv, _ := wsHosted(t, func(ctx context.Context, n int, c *websocket.Conn) {
+		wsSend(ctx, c, wsAuthOK)
+		wsAnswer(ctx, c, func(string) {
+			for range 48 {
+				wsSend(ctx, c, book)
+			}
+		})
+	})
+	s := streamOf(t, srv, itick.WithBuffer(1000, itick.DropOldest), itick.WithBufferBytes(int64(3*len(book))))
+	if err := s.Subscribe(context.Background(), []string{"700$HK"}, itick.ChannelDepth); err != nil {
+		t.Fatal(err)
+	}
+	for s.Stats().Events < 48 {
+		time.Sleep(time.Millisecond)
+	}
+	if n, dropped := len(s.Events()), s.Dropped(); n > 3 || n+int(dropped) != 48 {
+		t.Errorf("%d books buffered and %d dropped; want at most 3 of %d-byte frames in %d bytes", n, dropped, len(book), 3*len(book))
+	}
+	c, err := itick.NewClient("stream-token-0123456789", itick.WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Stream(context.Background(), itick.AssetStock, itick.WithBufferBytes(0)); !errors.Is(err, itick.ErrInvalidArgument) {
+		t.Errorf("WithBufferBytes(0): %v, want ErrInvalidArgument", err)
+	}
+}
+
+// Behaviour 18: WithStaleAfter replaces a connection that carries
+// subscriptions, answers pings and pushes nothing; one with no
+// subscriptions is left alone.
+func TestStreamReplacesAStaleConnection(t *testing.T) {
+	t.Parallel()
+	srv, conns := wsHosted(t, func(ctx context.Context, n int, c *websocket.Conn) {
+		wsSend(ctx, c, wsAuthOK)
+		if n == 1 {
+			wsAnswer(ctx, c, nil) // pongs and acks, never a push
+			return
+		}
+		wsAnswer(ctx, c, func(string) { wsSend(ctx, c, quotePush(n)) })
+	})
+	s := streamOf(t, srv, itick.WithStaleAfter(300*time.Millisecond), itick.WithHeartbeat(50*time.Millisecond, 5*time.Second))
+	time.Sleep(time.Second) // nothing subscribed: nothing to miss
+	if n := conns.Load(); n != 1 {
+		t.Fatalf("%d connections before any subscription, want 1", n)
+	}
+	if err := s.Subscribe(context.Background(), []string{"700$HK"}, itick.ChannelQuote); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := nextOf[itick.DisconnectEvent](t, s)
+	if !errors.Is(d.Reason, itick.ErrStreamStale) {
+		t.Errorf("reason %v, want ErrStreamStale", d.Reason)
+	}
+	g, _ := nextOf[itick.GapEvent](t, s)
+	if !errors.Is(g.Reason, itick.ErrStreamStale) {
+		t.Errorf("gap reason %v, want ErrStreamStale", g.Reason)
+	}
+	if q, _ := nextOf[itick.QuoteEvent](t, s); q.Code != "700" {
+		t.Errorf("after the renewal: %+v", q)
+	}
+	if _, err := streamOfErr(srv, itick.WithStaleAfter(-time.Second)); !errors.Is(err, itick.ErrInvalidArgument) {
+		t.Errorf("WithStaleAfter(-1s): %v, want ErrInvalidArgument", err)
+	}
+}
+
+func streamOfErr(srv *httptest.Server, opts ...itick.StreamOption) (*itick.Stream, error) {
+	c, err := itick.NewClient("stream-token-0123456789", itick.WithBaseURL(srv.URL))
+	if err != nil {
+		return nil, err
+	}
+	return c.Stream(context.Background(), itick.AssetStock, opts...)
+}
+
+// Behaviour 18: a token the service accepted on this Stream and refuses
+// on a reconnection (a refused handshake or a refused authentication) is
+// tried again WithAuthRetries times in a row; the count starts again after
+// each acceptance, and the Stream ends with ErrUnauthorized on one refusal
+// more.
+func TestStreamRetriesARefusedReauthentication(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		opts    []itick.StreamOption
+		accept  func(n int) bool // which connections are accepted
+		conns   int              // connections until the Stream ends, or 0 for one that lives on
+		renewed int              // gaps it reports meanwhile
+	}{
+		{"three refusals then accepted", nil, func(n int) bool { return n == 1 || n >= 5 }, 0, 1},
+		{"the count starts again", nil, func(n int) bool { return n == 1 || n == 5 || n >= 9 }, 0, 2},
+		{"four refusals end it", nil, func(n int) bool { return n == 1 }, 5, 0},
+		{"one retry", []itick.StreamOption{itick.WithAuthRetries(1)}, func(n int) bool { return n == 1 }, 3, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(nil)
+			var conns atomic.Int32
+			srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n := int(conns.Add(1))
+				if !tc.accept(n) && n%2 == 0 { // every other refusal is the handshake's
+					http.Error(w, `{"message":"Invalid API key in request"}`, http.StatusUnauthorized)
+					return
+				}
+				c, err := websocket.Accept(w, r, nil)
+				if err != nil {
+					return
+				}
+				defer c.CloseNow()
+				ctx := r.Context()
+				if !tc.accept(n) {
+					wsSend(ctx, c, `{"code":0,"resAc":"auth","msg":"auth failed"}`)
+					return
+				}
+				wsSend(ctx, c, wsAuthOK)
+				if !tc.accept(n + 1) { // the next is refused: this one ends once subscribed
+					wsAnswer(ctx, c, func(string) { c.CloseNow() })
+					return
+				}
+				wsAnswer(ctx, c, nil)
+			})
+			defer srv.Close()
+			s := streamOf(t, srv, tc.opts...)
+			if err := s.Subscribe(context.Background(), []string{"700$HK"}, itick.ChannelQuote); err != nil {
+				t.Fatal(err)
+			}
+			if tc.conns > 0 {
+				select {
+				case <-s.Done():
+				case <-time.After(15 * time.Second):
+					t.Fatalf("still running after %d connections", conns.Load())
+				}
+				if !errors.Is(s.Err(), itick.ErrUnauthorized) || int(conns.Load()) != tc.conns {
+					t.Errorf("ended with %v after %d connections, want ErrUnauthorized after %d", s.Err(), conns.Load(), tc.conns)
+				}
+				return
+			}
+			for range tc.renewed {
+				nextOf[itick.GapEvent](t, s)
+			}
+			if err := s.Err(); err != nil {
+				t.Errorf("Err = %v, want the Stream running", err)
+			}
+		})
 	}
 }

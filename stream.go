@@ -16,6 +16,10 @@ import (
 // ErrStreamClosed reports a call on a Stream that has ended.
 var ErrStreamClosed = errors.New("itick: stream closed")
 
+// ErrStreamStale is the reason of a connection WithStaleAfter found open,
+// answering pings and subscribed, but pushing nothing: it is replaced.
+var ErrStreamStale = errors.New("itick: stream connection stale")
+
 // streamClasses are the asset classes the service streams, each at /<class>.
 var streamClasses = []AssetType{AssetStock, AssetForex, AssetIndices, AssetCrypto, AssetFuture, AssetFund}
 
@@ -32,12 +36,13 @@ type Stream struct {
 
 // StreamStats is a snapshot of a Stream's counters.
 type StreamStats struct {
-	Conns      int    // connections up and subscribed now
-	Symbols    int    // products the service has acknowledged (renewed after each reconnection)
-	Events     uint64 // pushes decoded since the start
-	Dropped    uint64 // events the overflow policy discarded
-	Reconnects uint64 // connections lost and replaced
-	Gaps       uint64 // GapEvents sent
+	Conns      int    `json:"conns"`      // connections up and subscribed now
+	Down       int    `json:"down"`       // connections lost and not yet renewed
+	Symbols    int    `json:"symbols"`    // products the service has acknowledged (renewed after each reconnection)
+	Events     uint64 `json:"events"`     // pushes decoded since the start
+	Dropped    uint64 `json:"dropped"`    // events the overflow policy discarded
+	Reconnects uint64 `json:"reconnects"` // connections lost and replaced
+	Gaps       uint64 `json:"gaps"`       // GapEvents sent
 }
 
 // Stream connects to the service's WebSocket channel for one asset class
@@ -63,6 +68,8 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 		minBackoff:     c.minBackoff,
 		maxBackoff:     c.maxBackoff,
 		buffer:         DefaultStreamBuffer,
+		bufferBytes:    DefaultStreamBufferBytes,
+		authRetries:    DefaultAuthRetries,
 		maxConns:       c.plan.StreamConns(),
 		maxSymbols:     c.plan.StreamSymbols(),
 		symbolsPerConn: DefaultSymbolsPerConn,
@@ -94,16 +101,23 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 		MinBackoff:         set.minBackoff,
 		MaxBackoff:         set.maxBackoff,
 		Buffer:             set.buffer,
+		BufferBytes:        set.bufferBytes,
 		DropNewest:         set.overflow == DropNewest,
+		StaleAfter:         set.staleAfter,
+		AuthRetries:        set.authRetries,
 		MaxConns:           set.maxConns,
 		MaxSymbols:         set.maxSymbols,
 		SymbolsPerConn:     set.symbolsPerConn,
 		ErrClosed:          ErrStreamClosed,
 		ErrInvalidArgument: ErrInvalidArgument,
 		ErrPlanLimit:       ErrPlanLimit,
+		ErrStale:           ErrStreamStale,
 		Hooks: stream.Hooks[Event]{
 			NewDecoder: func(match stream.Matcher, red *redact.Redactor) stream.Decoder[Event] {
 				return newPushDecoder(match, red)
+			},
+			Disconnect: func(conn int, at time.Time, reason error, symbols []string) Event {
+				return DisconnectEvent{Conn: conn, At: at, Reason: reason, Symbols: symbols}
 			},
 			Gap: func(conn int, from, to time.Time, reason error, symbols []string) Event {
 				return GapEvent{Conn: conn, From: from, To: to, Reason: reason, Symbols: symbols}
@@ -117,6 +131,13 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 					&codec.Failure{Message: "WebSocket handshake refused"})
 			},
 			Fatal: func(err error) bool { return errors.Is(err, ErrUnauthorized) },
+			Control: func(ev Event) bool {
+				switch ev.(type) {
+				case DisconnectEvent, GapEvent, ErrorEvent:
+					return true
+				}
+				return false
+			},
 		},
 	})
 	if err != nil {
@@ -163,7 +184,7 @@ func (s *Stream) Dropped() uint64 { return s.e.Dropped() }
 // Stats returns the Stream's counters.
 func (s *Stream) Stats() StreamStats {
 	st := s.e.Stats()
-	return StreamStats{Conns: st.Conns, Symbols: st.Symbols, Events: st.Events, Dropped: st.Dropped,
+	return StreamStats{Conns: st.Conns, Down: st.Down, Symbols: st.Symbols, Events: st.Events, Dropped: st.Dropped,
 		Reconnects: st.Reconnects, Gaps: st.Gaps}
 }
 

@@ -47,7 +47,7 @@ func (ch Channel) validate() error {
 }
 
 // Event is what a Stream delivers: a QuoteEvent, TickEvent, DepthEvent,
-// KlineEvent, GapEvent or ErrorEvent. Use a type switch.
+// KlineEvent, DisconnectEvent, GapEvent or ErrorEvent. Use a type switch.
 type Event interface{ streamEvent() }
 
 // The push events name their product as it was subscribed: the service
@@ -91,6 +91,16 @@ type KlineEvent struct {
 	Kline    Kline
 }
 
+// DisconnectEvent says a connection was lost, at once: its Symbols get no
+// pushes until it is renewed, which a GapEvent will report. Use it, or
+// StreamStats.Down, to serve the products from REST meanwhile.
+type DisconnectEvent struct {
+	Conn    int       // which connection, from 0
+	At      time.Time // when it was lost
+	Reason  error     // why; matches ErrStreamStale when WithStaleAfter noticed it
+	Symbols []string  // the products it carries
+}
+
 // GapEvent says a connection was down from From to To: pushes for its
 // Symbols ("code$REGION") in that time are lost. It is sent once the
 // connection is back and every subscription is renewed; a caller that
@@ -131,7 +141,8 @@ func (QuoteEvent) streamEvent() {}
 func (TickEvent) streamEvent()  {}
 func (DepthEvent) streamEvent() {}
 func (KlineEvent) streamEvent() {}
-func (GapEvent) streamEvent()   {}
+func (DisconnectEvent) streamEvent() {}
+func (GapEvent) streamEvent()        {}
 func (ErrorEvent) streamEvent() {}
 
 // StreamError is a refusal the service sent over a stream connection.

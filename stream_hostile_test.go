@@ -404,7 +404,9 @@ func TestStream_RefusalOnReconnectEndsStream(t *testing.T) {
 				c.CloseNow() // the token is revoked: drop and refuse from now on
 			}
 		})
-		s, err := hostClient(t, h.Server, simToken).Stream(within(t), AssetStock, WithReconnectBackoff(0, time.Millisecond))
+		// With no retries of a refused re-authentication (WithAuthRetries).
+		s, err := hostClient(t, h.Server, simToken).Stream(within(t), AssetStock, WithReconnectBackoff(0, time.Millisecond),
+			WithAuthRetries(0))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -45,6 +45,12 @@ const (
 	DefaultPongTimeout = 20 * time.Second
 	// DefaultStreamBuffer is the number of events buffered for a slow consumer.
 	DefaultStreamBuffer = 4096
+	// DefaultStreamBufferBytes bounds the bytes of the events buffered for
+	// a slow consumer (see WithBufferBytes).
+	DefaultStreamBufferBytes = 64 << 20
+	// DefaultAuthRetries is how many refused re-authentications in a row a
+	// Stream tries again (see WithAuthRetries).
+	DefaultAuthRetries = 3
 	// maxStreamBuffer bounds WithBuffer: the buffer is allocated whole
 	// when the Stream opens, and a million events is minutes of the
 	// busiest feed.
@@ -79,7 +85,11 @@ type streamSettings struct {
 	minBackoff     time.Duration
 	maxBackoff     time.Duration
 	buffer         int
+	bufferBytes    int64
 	overflow       Overflow
+	staleAfter     time.Duration
+	authRetries    int
+	prevClose      bool
 	maxConns       int
 	maxSymbols     int
 	symbolsPerConn int
@@ -183,9 +193,12 @@ func WithReconnectBackoff(min, max time.Duration) StreamOption {
 }
 
 // WithBuffer sets how many events wait for the consumer, and what happens
-// to an event that arrives when they are all taken. Dropped events are
-// counted by Stream.Dropped. The size is at least 1 and at most 1<<20
-// (1048576): the buffer is allocated whole when the Stream opens.
+// to one that arrives when they are all taken; Stream.Dropped counts what
+// the policy drops. DisconnectEvent, GapEvent and ErrorEvent pass the
+// bound: the policy never drops them (one that stands in the way of the
+// oldest event to drop moves behind the events waiting). The size is at
+// least 1 and at most 1<<20 (1048576). WithBufferBytes bounds the same
+// events by their size.
 func WithBuffer(n int, policy Overflow) StreamOption {
 	return func(s *streamSettings) error {
 		if n < 1 || n > maxStreamBuffer {
@@ -195,6 +208,54 @@ func WithBuffer(n int, policy Overflow) StreamOption {
 			return invalidArg("WithBuffer: unknown overflow policy %d", int(policy))
 		}
 		s.buffer, s.overflow = n, policy
+		return nil
+	}
+}
+
+// WithBufferBytes bounds the events waiting for the consumer by the bytes
+// of the frames they were decoded from, a close estimate of what they
+// hold, as WithBuffer bounds their number: the overflow policy applies at
+// whichever bound comes first. n is at least 1; the default is
+// DefaultStreamBufferBytes. DisconnectEvent, GapEvent and ErrorEvent pass
+// both bounds: the policy never drops them.
+func WithBufferBytes(n int64) StreamOption {
+	return func(s *streamSettings) error {
+		if n < 1 {
+			return invalidArg("WithBufferBytes: %d is below 1", n)
+		}
+		s.bufferBytes = n
+		return nil
+	}
+}
+
+// WithStaleAfter replaces a connection that carries subscriptions and
+// answers pings but has pushed nothing for d, reporting it as lost with a
+// reason matching ErrStreamStale: a socket the service keeps open and
+// silent. 0, the default, switches the watchdog off. Turn it on for
+// products that push all the time, such as crypto pairs; a stock is quiet
+// while its market is closed, so d must outlast that, or leave it off.
+func WithStaleAfter(d time.Duration) StreamOption {
+	return func(s *streamSettings) error {
+		if d < 0 {
+			return invalidArg("WithStaleAfter: %s is negative", d)
+		}
+		s.staleAfter = d
+		return nil
+	}
+}
+
+// WithAuthRetries sets how many times in a row a reconnection whose token
+// the service refuses (a handshake answered 401 or 403, or a refused
+// authentication) is tried again, with the reconnect backoff, before the
+// Stream ends with ErrUnauthorized; the count starts again after each
+// accepted one. The default is DefaultAuthRetries; 0 ends the Stream at the
+// first refusal. A token refused on the first connection ends it at once.
+func WithAuthRetries(n int) StreamOption {
+	return func(s *streamSettings) error {
+		if n < 0 {
+			return invalidArg("WithAuthRetries: %d is negative", n)
+		}
+		s.authRetries = n
 		return nil
 	}
 }

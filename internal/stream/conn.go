@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -113,6 +114,10 @@ type session[E any] struct {
 	auth  chan Reply
 	acks  chan Reply
 	pongs chan struct{}
+
+	// active is when the session last pushed, or last had a subscription
+	// acknowledged (Unix ns): what the stale watchdog reads.
+	active atomic.Int64
 }
 
 // connect dials, starts the reader and waits for the service to accept
@@ -182,9 +187,10 @@ func (sh *shard[E]) run(first *session[E]) {
 	e := sh.e
 	defer e.wg.Done()
 	var (
-		lost    time.Time // when the last good session ended
-		reason  error
-		attempt int
+		lost     time.Time // when the last good session ended
+		reason   error
+		attempt  int
+		refusals int // refused authentications in a row
 	)
 	ss := first
 	for {
@@ -200,14 +206,21 @@ func (sh *shard[E]) run(first *session[E]) {
 				if e.ctx.Err() != nil {
 					return
 				}
+				// The token was accepted on this Engine (New authenticated
+				// it), so a refusal now may be the service's hiccup: it is
+				// tried again a few times before it ends the Engine.
 				if e.cfg.Hooks.Fatal(err) {
-					e.cancel(err)
-					return
+					if refusals >= e.cfg.AuthRetries {
+						e.cancel(err)
+						return
+					}
+					refusals++
 				}
 				e.logf(slog.LevelWarn, "itick stream connect failed", "conn", sh.id, "attempt", attempt+1, "err", err)
 				attempt++
 				continue
 			}
+			refusals = 0
 		}
 		e.logf(slog.LevelDebug, "itick stream connected", "conn", sh.id)
 		up, subscribed, err := sh.serve(ss, lost, reason)
@@ -220,6 +233,8 @@ func (sh *shard[E]) run(first *session[E]) {
 		e.logf(slog.LevelWarn, "itick stream connection lost", "conn", sh.id, "err", err)
 		if subscribed {
 			lost, reason = time.Now(), err
+			e.down.Add(1)
+			e.emitControl(e.cfg.Hooks.Disconnect(sh.id, lost, err, e.subscribedSymbols(sh)))
 		}
 		if up >= e.cfg.PingInterval {
 			attempt = 0
@@ -251,10 +266,20 @@ func (sh *shard[E]) serve(ss *session[E], lost time.Time, reason error) (up time
 		return 0, false, err
 	}
 	since := time.Now()
+	ss.active.Store(since.UnixNano())
+	if e.cfg.StaleAfter > 0 {
+		wdDone := make(chan struct{})
+		go func() {
+			defer close(wdDone)
+			ss.watch(e.cfg.StaleAfter)
+		}()
+		defer func() { <-wdDone }()
+	}
 	if !lost.IsZero() {
 		syms := e.subscribedSymbols(sh)
+		e.down.Add(-1) // renewed: down no more by the time the gap is read
 		e.gaps.Add(1)
-		e.emit(e.cfg.Hooks.Gap(sh.id, lost, time.Now(), reason, syms))
+		e.emitControl(e.cfg.Hooks.Gap(sh.id, lost, time.Now(), reason, syms))
 	}
 
 	select {
@@ -287,7 +312,7 @@ func (sh *shard[E]) resubscribe(ss *session[E]) error {
 		switch {
 		case refused:
 			e.dropRefused(sh, g.entries)
-			e.emit(e.cfg.Hooks.Error(sh.id, fmt.Errorf("itick: stream: renewing %d product(s) refused, now dropped: %w",
+			e.emitControl(e.cfg.Hooks.Error(sh.id, fmt.Errorf("itick: stream: renewing %d product(s) refused, now dropped: %w",
 				len(g.syms), err)))
 		case err != nil:
 			return err
@@ -415,6 +440,27 @@ func (ss *session[E]) heartbeat(interval, timeout time.Duration) {
 	}
 }
 
+// watch ends the session when it carries subscriptions and has pushed
+// nothing for staleAfter, though it may still answer pings: a server that
+// keeps a socket open and silent. The watch looks four times a period.
+func (ss *session[E]) watch(staleAfter time.Duration) {
+	e := ss.sh.e
+	tick := time.NewTicker(max(staleAfter/4, time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ss.ctx.Done():
+			return
+		case now := <-tick.C:
+			quiet := now.Sub(time.Unix(0, ss.active.Load()))
+			if quiet >= staleAfter && e.carries(ss.sh) {
+				ss.cancel(fmt.Errorf("%w: nothing pushed for %s", e.cfg.ErrStale, quiet.Round(time.Millisecond)))
+				return
+			}
+		}
+	}
+}
+
 // read turns every message into an event or hands it to whoever waits for
 // it, until the connection fails.
 func (ss *session[E]) read() {
@@ -441,10 +487,13 @@ func (ss *session[E]) read() {
 		f := Decode(st, dec, buf.Bytes())
 		switch {
 		case f.Err != nil:
-			e.emit(e.cfg.Hooks.Error(ss.sh.id, e.cleanErr(f.Err)))
+			e.emitControl(e.cfg.Hooks.Error(ss.sh.id, e.cleanErr(f.Err)))
 		case f.Push:
 			e.received.Add(1)
-			e.emit(f.Event)
+			if e.cfg.StaleAfter > 0 {
+				ss.active.Store(time.Now().UnixNano())
+			}
+			e.emit(f.Event, int64(buf.Len()))
 		default:
 			ss.route(f.Reply)
 		}
@@ -459,6 +508,7 @@ func (ss *session[E]) route(m Reply) {
 	case m.ResAc == "auth":
 		offer(ss.auth, m)
 	case m.ResAc == "subscribe" || m.ResAc == "unsubscribe":
+		ss.active.Store(time.Now().UnixNano())
 		offer(ss.acks, m)
 	case m.ResAc != "":
 		// A reply to nothing the SDK sends.

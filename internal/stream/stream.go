@@ -43,8 +43,16 @@ type Config[E any] struct {
 	MinBackoff   time.Duration // the reconnection wait's bounds
 	MaxBackoff   time.Duration
 
-	Buffer     int  // events waiting for the consumer
-	DropNewest bool // a full buffer drops the arriving event, not the oldest
+	Buffer      int   // data events waiting for the consumer, at most
+	BufferBytes int64 // bytes of the frames they were decoded from, at most
+	DropNewest  bool  // a full buffer drops the arriving event, not the oldest
+
+	// StaleAfter, when set, replaces a connection that carries
+	// subscriptions and pushes nothing for that long.
+	StaleAfter time.Duration
+	// AuthRetries is how many refused authentications in a row a
+	// reconnection tries again before the Engine ends.
+	AuthRetries int
 
 	MaxConns       int // connections at most
 	MaxSymbols     int // products subscribed at once, at most
@@ -54,6 +62,7 @@ type Config[E any] struct {
 	ErrClosed          error // a call on an Engine that has ended
 	ErrInvalidArgument error // a bad symbol
 	ErrPlanLimit       error // a Subscribe past MaxSymbols or MaxConns
+	ErrStale           error // the reason of a connection StaleAfter replaced
 
 	Hooks Hooks[E]
 }
@@ -65,6 +74,8 @@ type Hooks[E any] struct {
 	// finds the subscription a pushed product belongs to; red scrubs
 	// text the server sent.
 	NewDecoder func(match Matcher, red *redact.Redactor) Decoder[E]
+	// Disconnect reports a connection lost at at, at once.
+	Disconnect func(conn int, at time.Time, reason error, symbols []string) E
 	// Gap reports a connection that was down from..to and is renewed.
 	Gap func(conn int, from, to time.Time, reason error, symbols []string) E
 	// Error reports a problem the engine carried on through.
@@ -77,6 +88,9 @@ type Hooks[E any] struct {
 	HandshakeRefused func(status int, header http.Header, body []byte) error
 	// Fatal reports an error no reconnection mends, such as a refused token.
 	Fatal func(err error) bool
+	// Control reports the events the engine builds itself (Disconnect, Gap,
+	// Error), which the overflow policy never drops.
+	Control func(ev E) bool
 }
 
 // Decoder reads the data of one connection's messages: Data is called for
@@ -111,7 +125,7 @@ type Engine[E any] struct {
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	events chan E
+	buf    *buffer[E]
 	done   chan struct{}
 
 	mu      sync.Mutex
@@ -130,6 +144,7 @@ type Engine[E any] struct {
 	dropped    atomic.Uint64
 	reconnects atomic.Uint64
 	gaps       atomic.Uint64
+	down       atomic.Int64
 }
 
 // Stats is a snapshot of an Engine's counters.
@@ -140,6 +155,7 @@ type Stats struct {
 	Dropped    uint64 // events the overflow policy discarded
 	Reconnects uint64 // connections lost and replaced
 	Gaps       uint64 // gap events sent
+	Down       int    // connections lost and not yet renewed
 }
 
 // New connects to cfg.URL and returns once the first connection is
@@ -151,7 +167,7 @@ func New[E any](ctx context.Context, cfg Config[E]) (*Engine[E], error) {
 		cfg:    cfg,
 		hdr:    http.Header{"User-Agent": {cfg.UserAgent}},
 		red:    redact.New(cfg.Token),
-		events: make(chan E, cfg.Buffer),
+		buf:    newBuffer(cfg.Buffer, cfg.BufferBytes, cfg.DropNewest, cfg.Hooks.Control),
 		done:   make(chan struct{}),
 		owner:  make(map[string]owned[E]),
 	}
@@ -171,7 +187,7 @@ func New[E any](ctx context.Context, cfg Config[E]) (*Engine[E], error) {
 		e.closing = true
 		e.mu.Unlock()
 		e.wg.Wait()
-		close(e.events)
+		close(e.buf.ch)
 		close(e.done)
 	}()
 	return e, nil
@@ -182,7 +198,7 @@ func (e *Engine[E]) URL() string { return e.cfg.URL }
 
 // Events returns the channel events arrive on. It is closed when the
 // Engine ends.
-func (e *Engine[E]) Events() <-chan E { return e.events }
+func (e *Engine[E]) Events() <-chan E { return e.buf.ch }
 
 // Close closes every connection and returns once every goroutine the
 // Engine started has ended and Events is closed.
@@ -212,7 +228,7 @@ func (e *Engine[E]) Dropped() uint64 { return e.dropped.Load() }
 // Stats returns the Engine's counters.
 func (e *Engine[E]) Stats() Stats {
 	st := Stats{Events: e.received.Load(), Dropped: e.dropped.Load(),
-		Reconnects: e.reconnects.Load(), Gaps: e.gaps.Load()}
+		Reconnects: e.reconnects.Load(), Gaps: e.gaps.Load(), Down: int(e.down.Load())}
 	e.mu.Lock()
 	for _, sh := range e.shards {
 		for _, set := range sh.subs {
@@ -461,25 +477,34 @@ func forEachShard[E, T any](work map[*shard[E]]T, fn func(*shard[E], T) error) e
 	return errors.Join(errs...)
 }
 
-// emit hands an event to the consumer without ever blocking: when the
-// buffer is full the overflow policy decides what is dropped.
-func (e *Engine[E]) emit(ev E) {
-	for {
-		select {
-		case e.events <- ev:
-			return
-		default:
-		}
-		if e.cfg.DropNewest {
-			e.dropped.Add(1)
-			return
-		}
-		select {
-		case <-e.events:
-			e.dropped.Add(1)
-		default:
+// emit hands a push's event, decoded from size bytes, to the consumer
+// without ever blocking: past the buffer's bounds the overflow policy
+// decides what is dropped.
+func (e *Engine[E]) emit(ev E, size int64) {
+	if n := e.buf.put(ev, size, false); n > 0 {
+		e.dropped.Add(uint64(n))
+	}
+}
+
+// emitControl hands an event the engine built itself to the consumer: the
+// overflow policy never drops it.
+func (e *Engine[E]) emitControl(ev E) {
+	if n := e.buf.put(ev, 0, true); n > 0 {
+		e.dropped.Add(uint64(n))
+	}
+}
+
+// carries reports whether sh's products include one the service has
+// acknowledged.
+func (e *Engine[E]) carries(sh *shard[E]) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, set := range sh.subs {
+		if hasAcked(set) {
+			return true
 		}
 	}
+	return false
 }
 
 // owned is a product as it was first subscribed, and its connection.
