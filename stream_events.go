@@ -137,13 +137,13 @@ func (e DepthEvent) Symbol() string { return streamSymbol(e.Code, e.Exchange, e.
 // code$EXCHANGE$REGION.
 func (e KlineEvent) Symbol() string { return streamSymbol(e.Code, e.Exchange, e.Region) }
 
-func (QuoteEvent) streamEvent() {}
-func (TickEvent) streamEvent()  {}
-func (DepthEvent) streamEvent() {}
-func (KlineEvent) streamEvent() {}
+func (QuoteEvent) streamEvent()      {}
+func (TickEvent) streamEvent()       {}
+func (DepthEvent) streamEvent()      {}
+func (KlineEvent) streamEvent()      {}
 func (DisconnectEvent) streamEvent() {}
 func (GapEvent) streamEvent()        {}
-func (ErrorEvent) streamEvent() {}
+func (ErrorEvent) streamEvent()      {}
 
 // StreamError is a refusal the service sent over a stream connection.
 // errors.Is matches it to ErrUnauthorized and ErrPlanLimit by its message.

@@ -21,9 +21,9 @@ type buffer[E any] struct {
 	ch        chan E
 	isControl func(E) bool
 
-	mu    sync.Mutex
-	sizes []entry // the entries in ch, oldest first: a ring from head
-	head  int
+	mu       sync.Mutex
+	sizes    []entry // the entries in ch, oldest first: a ring from head
+	head     int
 	data     int   // data events in ch
 	bytes    int64 // their bytes
 	controls int   // control events in ch
@@ -43,7 +43,7 @@ const controlRoom = 1024
 
 func newBuffer[E any](maxData int, maxBytes int64, dropNewest bool, isControl func(E) bool) *buffer[E] {
 	return &buffer[E]{ch: make(chan E, maxData+controlRoom), isControl: isControl,
-		sizes: make([]entry, 0, min(maxData+controlRoom, 1024)),
+		sizes:   make([]entry, 0, min(maxData+controlRoom, 1024)),
 		maxData: maxData, maxBytes: maxBytes, dropNewest: dropNewest}
 }
 

@@ -164,12 +164,12 @@ type Stats struct {
 func New[E any](ctx context.Context, cfg Config[E]) (*Engine[E], error) {
 	cfg.HTTPClient = handshakeClient(cfg.HTTPClient, cfg.URL)
 	e := &Engine[E]{
-		cfg:    cfg,
-		hdr:    http.Header{"User-Agent": {cfg.UserAgent}},
-		red:    redact.New(cfg.Token),
-		buf:    newBuffer(cfg.Buffer, cfg.BufferBytes, cfg.DropNewest, cfg.Hooks.Control),
-		done:   make(chan struct{}),
-		owner:  make(map[string]owned[E]),
+		cfg:   cfg,
+		hdr:   http.Header{"User-Agent": {cfg.UserAgent}},
+		red:   redact.New(cfg.Token),
+		buf:   newBuffer(cfg.Buffer, cfg.BufferBytes, cfg.DropNewest, cfg.Hooks.Control),
+		done:  make(chan struct{}),
+		owner: make(map[string]owned[E]),
 	}
 	e.ctx, e.cancel = context.WithCancelCause(ctx)
 
