@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -20,6 +21,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/markettest"
 )
 
 // pendingClient is a client of srv with no pacing and quick retries.
@@ -606,5 +608,112 @@ func TestStreamRetriesARefusedReauthentication(t *testing.T) {
 				t.Errorf("Err = %v, want the Stream running", err)
 			}
 		})
+	}
+}
+
+// Behaviour 19: with WithPrevClose, every QuoteEvent carries the previous
+// close of a REST quote snapshot taken when the product is subscribed, and
+// again when its trading day changes; one batch call each time, on the
+// client's limiter, counted in Stats. Without it the fields are zero.
+func TestStreamPrevCloseFromSnapshots(t *testing.T) {
+	t.Parallel()
+	var now atomic.Int64
+	day1 := time.Date(2025, 3, 4, 2, 30, 0, 0, time.UTC) // 10:30 in Hong Kong, a Tuesday
+	now.Store(day1.UnixNano())
+	srv := markettest.NewServer(markettest.WithClock(func() time.Time { return time.Unix(0, now.Load()).UTC() }),
+		markettest.WithStreamInterval(5*time.Millisecond))
+	defer srv.Close()
+	c, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	plain, err := c.Stream(ctx, itick.AssetStock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	s, err := c.Stream(ctx, itick.AssetStock, itick.WithPrevClose())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, st := range []*itick.Stream{plain, s} {
+		if err := st.Subscribe(ctx, []string{"700$HK", "9988$HK"}, itick.ChannelQuote); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := c.Stats(); st.Requests != 1 {
+		t.Errorf("%d requests for the snapshot of two products, want one batch call", st.Requests)
+	}
+	want, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := nextOf[itick.QuoteEvent](t, s)
+	for q.Code != "700" {
+		q, _ = nextOf[itick.QuoteEvent](t, s)
+	}
+	if q.Quote.PrevClose != want["700"].PrevClose || q.Quote.PrevClose == 0 ||
+		math.Abs(q.Quote.Change-(q.Quote.Last-q.Quote.PrevClose)) > 1e-9 ||
+		math.Abs(q.Quote.ChangePercent-q.Quote.Change/q.Quote.PrevClose*100) > 1e-9 {
+		t.Errorf("quote %+v, want the previous close %v of the REST quote and the change from it", q.Quote, want["700"].PrevClose)
+	}
+	if pq, _ := nextOf[itick.QuoteEvent](t, plain); pq.Quote.PrevClose != 0 || pq.Quote.Change != 0 || pq.Quote.ChangePercent != 0 {
+		t.Errorf("without WithPrevClose: %+v, want the fields zero", pq.Quote)
+	}
+
+	// The next trading day: its first pushes bring a new snapshot.
+	before := c.Stats().Requests
+	now.Store(day1.Add(24 * time.Hour).UnixNano())
+	want2, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want2["700"].PrevClose == want["700"].PrevClose {
+		t.Fatalf("the simulator's previous close did not change with the day: %v", want2["700"].PrevClose)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		q, _ := nextOf[itick.QuoteEvent](t, s)
+		if q.Code == "700" && q.Quote.PrevClose == want2["700"].PrevClose {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no quote with the new day's previous close %v; last %+v", want2["700"].PrevClose, q.Quote)
+		}
+	}
+	if n := c.Stats().Requests - before; n != 2 { // the test's own call, and one renewal for both products
+		t.Errorf("%d requests after the day changed, want the test's own and one renewal", n)
+	}
+}
+
+// A snapshot WithPrevClose cannot take does not fail the subscription: an
+// ErrorEvent with no connection says so, and the quotes flow.
+func TestStreamPrevCloseSnapshotFailureIsReported(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2025, 3, 4, 2, 30, 0, 0, time.UTC)
+	srv := markettest.NewServer(markettest.WithClock(func() time.Time { return at }),
+		markettest.WithStreamInterval(5*time.Millisecond))
+	defer srv.Close()
+	c, err := srv.Client(itick.WithRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Stream(context.Background(), itick.AssetStock, itick.WithPrevClose())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	srv.FailNext(1, http.StatusServiceUnavailable)
+	if err := s.Subscribe(context.Background(), []string{"700$HK"}, itick.ChannelQuote); err != nil {
+		t.Fatalf("Subscribe = %v, want the subscription despite the snapshot", err)
+	}
+	e, _ := nextOf[itick.ErrorEvent](t, s)
+	if e.Conn != -1 || !errors.Is(e.Err, itick.ErrNotFound) && !strings.Contains(e.Err.Error(), "previous close") {
+		t.Errorf("ErrorEvent = %+v, want one for the snapshot, on no connection", e)
+	}
+	if q, _ := nextOf[itick.QuoteEvent](t, s); q.Code != "700" {
+		t.Errorf("quote %+v", q)
 	}
 }

@@ -31,7 +31,8 @@ var streamClasses = []AssetType{AssetStock, AssetForex, AssetIndices, AssetCrypt
 //
 // A Stream is safe for concurrent use.
 type Stream struct {
-	e *stream.Engine[Event]
+	e    *stream.Engine[Event]
+	prev *prevCloses // nil without WithPrevClose
 }
 
 // StreamStats is a snapshot of a Stream's counters.
@@ -88,6 +89,11 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 	u := *set.url
 	u.Path += "/" + string(class)
 	path := "/" + string(class)
+	var prev *prevCloses
+	var e *stream.Engine[Event]
+	if set.prevClose {
+		prev = newPrevCloses(market{c, string(class)}, func(err error) { e.Report(ErrorEvent{Conn: -1, Err: err}) })
+	}
 	e, err := stream.New(ctx, stream.Config[Event]{
 		URL:                u.String(),
 		Class:              string(class),
@@ -114,7 +120,9 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 		ErrStale:           ErrStreamStale,
 		Hooks: stream.Hooks[Event]{
 			NewDecoder: func(match stream.Matcher, red *redact.Redactor) stream.Decoder[Event] {
-				return newPushDecoder(match, red)
+				pd := newPushDecoder(match, red)
+				pd.prev = prev
+				return pd
 			},
 			Disconnect: func(conn int, at time.Time, reason error, symbols []string) Event {
 				return DisconnectEvent{Conn: conn, At: at, Reason: reason, Symbols: symbols}
@@ -143,7 +151,10 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 	if err != nil {
 		return nil, err
 	}
-	return &Stream{e: e}, nil
+	if prev != nil {
+		e.Go(prev.renew)
+	}
+	return &Stream{e: e, prev: prev}, nil
 }
 
 // String describes the stream without its token.
@@ -205,6 +216,13 @@ func (s *Stream) Subscribe(ctx context.Context, symbols []string, channels ...Ch
 	chans, err := parseChannels(channels, false)
 	if err != nil {
 		return err
+	}
+	if s.prev != nil && slices.Contains(chans, string(ChannelQuote)) {
+		// Taken before the first push can arrive; one that fails is tried
+		// again, and the subscription goes ahead.
+		if err := s.prev.snapshotNew(ctx, symbols); err != nil {
+			s.e.Report(ErrorEvent{Conn: -1, Err: err})
+		}
 	}
 	return s.e.Subscribe(ctx, symbols, chans)
 }

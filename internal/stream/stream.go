@@ -247,6 +247,27 @@ func (e *Engine[E]) Stats() Stats {
 	return st
 }
 
+// Go runs f under the Engine's lifetime: ctx ends when the Engine does,
+// and Close and Done wait for f to return. It reports false, running
+// nothing, once the Engine is ending.
+func (e *Engine[E]) Go(f func(ctx context.Context)) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closing || e.ctx.Err() != nil {
+		return false
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		f(e.ctx)
+	}()
+	return true
+}
+
+// Report hands the consumer an event the caller built, such as an error
+// it carried on through; the overflow policy never drops it.
+func (e *Engine[E]) Report(ev E) { e.emitControl(ev) }
+
 // Subscriptions returns what the Engine holds as subscribed: each
 // product's acknowledged channels, sorted.
 func (e *Engine[E]) Subscriptions() map[string][]string {
