@@ -124,6 +124,22 @@ func (e *APIError) Is(target error) bool {
 	return false
 }
 
+// quotaError is a spent quota met under a deadline the wait for it would
+// pass: the service's 429 whose Retry-After ends too late, or the client's
+// limiter refusing a slot past the deadline. The call ends at once, and
+// the error matches ErrRateLimited and context.DeadlineExceeded both, so a
+// caller can tell a spent quota from a slow network; it unwraps to the
+// *APIError, or the limiter's error, that says how long the wait was.
+type quotaError struct{ err error }
+
+func (e *quotaError) Error() string { return e.err.Error() }
+func (e *quotaError) Unwrap() error { return e.err }
+
+// Is matches ErrRateLimited and context.DeadlineExceeded.
+func (e *quotaError) Is(target error) bool {
+	return target == ErrRateLimited || target == context.DeadlineExceeded
+}
+
 // BatchError reports the chunks of a batch call that failed. The call's map
 // still holds every result that arrived.
 type BatchError struct {

@@ -717,3 +717,57 @@ func TestStreamPrevCloseSnapshotFailureIsReported(t *testing.T) {
 		t.Errorf("quote %+v", q)
 	}
 }
+
+// Behaviour 15: a quota is not a timeout. A 429 whose Retry-After would
+// pass the deadline, and a client limiter whose next slot would, end the
+// call at once with an error matching ErrRateLimited and
+// context.DeadlineExceeded; the 429's *APIError keeps RetryAfter, and the
+// limiter's error says how long the wait would have been.
+func TestSpentQuotaUnderADeadlineEndsAtOnce(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "60")
+		w.WriteHeader(http.StatusTooManyRequests)
+		w.Write([]byte(`{"code":429,"msg":"API rate limit exceeded"}`))
+	}))
+	defer srv.Close()
+	c := pendingClient(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
+	var apiErr *itick.APIError
+	if !errors.Is(err, itick.ErrRateLimited) || !errors.Is(err, context.DeadlineExceeded) ||
+		!errors.As(err, &apiErr) || apiErr.RetryAfter != time.Minute {
+		t.Errorf("err = %v, want an *APIError with RetryAfter 1m matching ErrRateLimited and DeadlineExceeded", err)
+	}
+	if ctx.Err() != nil {
+		t.Errorf("the call held its context until the deadline (%v)", time.Since(start))
+	}
+
+	// The client's own limiter: one call a minute.
+	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"code":0,"data":{"700":{"s":"700","ld":1}}}`))
+	}))
+	defer ok.Close()
+	lc := pendingClient(t, ok, itick.WithRateLimit(rate.Every(time.Minute), 1))
+	if _, err := lc.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel2()
+	_, err = lc.Stock.Quotes(ctx2, itick.RegionHK, []string{"700"})
+	if !errors.Is(err, itick.ErrRateLimited) || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "next token in") {
+		t.Errorf("err = %v, want one matching ErrRateLimited and DeadlineExceeded that says how long the wait was", err)
+	}
+	if ctx2.Err() != nil {
+		t.Error("the limiter held the call until its deadline")
+	}
+	// Without a deadline the same call waits: it is refused only when the
+	// deadline makes the wait pointless. Cancelling it is no quota error.
+	ctx3, cancel3 := context.WithCancel(context.Background())
+	go func() { time.Sleep(20 * time.Millisecond); cancel3() }()
+	if _, err := lc.Stock.Quotes(ctx3, itick.RegionHK, []string{"700"}); !errors.Is(err, context.Canceled) || errors.Is(err, itick.ErrRateLimited) {
+		t.Errorf("cancelled wait: %v, want context.Canceled and no ErrRateLimited", err)
+	}
+}

@@ -42,6 +42,11 @@ func get[T any](ctx context.Context, c *Client, path string, q url.Values, read 
 	if err == nil {
 		v, err = decode(path, r.status, r.header, r.body.Blocks(), c.attempt.Redactor(), read)
 		r.body.Close()
+		var apiErr *APIError
+		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusTooManyRequests &&
+			apiErr.RetryAfter > 0 && transport.PastDeadline(ctx, apiErr.RetryAfter) {
+			err = &quotaError{err} // not waited for: it would pass the deadline
+		}
 	}
 	c.stats.end(err)
 	return v, err
@@ -116,7 +121,12 @@ func (c *Client) fetch(ctx context.Context, path string, q url.Values) (response
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
 		}
-		return response{}, fmt.Errorf("itick: GET %s: %w", path, c.redactErr(err))
+		err = fmt.Errorf("itick: GET %s: %w", path, c.redactErr(err))
+		var limErr *transport.LimiterError
+		if errors.As(err, &limErr) && limErr.Early {
+			err = &quotaError{err} // the limiter's slot lies past the deadline
+		}
+		return response{}, err
 	}
 	// Every response comes from the transport's attempt, which read its
 	// body whole; the http.Client under the retries has no Timeout of its
@@ -286,14 +296,17 @@ func fetchBatch[T any](ctx context.Context, c *Client, path string, region Regio
 // batchStop says what one chunk's error means for the others. A refused
 // token or a plan limit fails every chunk alike, so the batch is aborted and
 // that error returned alone, without spending more quota. A 429 whose
-// Retry-After the client does not wait for would meet every later chunk
-// too, so none is sent; those in flight may still bring results.
+// Retry-After the client does not wait for, or a quota that would outlast
+// the deadline, would meet every later chunk too, so none is sent; those in
+// flight may still bring results.
 func batchStop(err error) batch.Stop {
 	if errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrPlanLimit) {
 		return batch.Abort
 	}
 	var apiErr *APIError
-	if errors.Is(err, ErrRateLimited) && errors.As(err, &apiErr) && apiErr.RetryAfter > transport.MaxRetryAfter {
+	var quota *quotaError
+	if errors.Is(err, ErrRateLimited) && (errors.As(err, &quota) ||
+		errors.As(err, &apiErr) && apiErr.RetryAfter > transport.MaxRetryAfter) {
 		return batch.Drain
 	}
 	return batch.Continue

@@ -65,10 +65,17 @@ func CheckRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	if !Retryable(resp.StatusCode) {
 		return false, nil
 	}
-	if ra, ok := RetryAfter(resp.Header, time.Now()); ok && ra > MaxRetryAfter {
+	if ra, ok := RetryAfter(resp.Header, time.Now()); ok && (ra > MaxRetryAfter || PastDeadline(ctx, ra)) {
 		return false, nil
 	}
 	return true, nil
+}
+
+// PastDeadline reports whether waiting d from now would pass ctx's
+// deadline: a wait not worth starting.
+func PastDeadline(ctx context.Context, d time.Duration) bool {
+	deadline, ok := ctx.Deadline()
+	return ok && time.Now().Add(d).After(deadline)
 }
 
 // retryableError reports whether a failed attempt is worth repeating. It is

@@ -173,15 +173,21 @@ func (a *Attempt) wait(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+	ctxErr := ctx.Err()
+	if ctxErr != nil && !errors.Is(err, ctxErr) {
 		err = fmt.Errorf("%w: %w", ctxErr, err)
 	}
-	return &LimiterError{Err: err}
+	return &LimiterError{Err: err, Early: ctxErr == nil && errors.Is(err, context.DeadlineExceeded)}
 }
 
 // LimiterError is a limiter's refusal to let an attempt go. It is final:
 // retrying would only ask the same limiter again.
-type LimiterError struct{ Err error }
+type LimiterError struct {
+	Err error
+	// Early reports a refusal before the context ended, because the wait
+	// for a slot would pass its deadline: a spent quota, not a timeout.
+	Early bool
+}
 
 func (e *LimiterError) Error() string { return "itick: rate limiter: " + e.Err.Error() }
 
