@@ -1,4 +1,4 @@
-package itick
+package itick_test
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/d19c4e34/itick"
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/time/rate"
 )
@@ -98,10 +99,10 @@ func newCallServer(tb testing.TB) *callServer {
 }
 
 // newCallClient is an SDK client with its own default transport, unpaced.
-func newCallClient(tb testing.TB, baseURL string) *Client {
+func newCallClient(tb testing.TB, baseURL string) *itick.Client {
 	tb.Helper()
-	c, err := NewClient(callToken, WithBaseURL(baseURL), WithRateLimit(rate.Inf, 0),
-		WithBackoff(time.Millisecond, 5*time.Millisecond))
+	c, err := itick.NewClient(callToken, itick.WithBaseURL(baseURL), itick.WithRateLimit(rate.Inf, 0),
+		itick.WithBackoff(time.Millisecond, 5*time.Millisecond))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func BenchmarkCall(b *testing.B) {
 		b.ReportAllocs()
 		start := srv.conns.Load()
 		for b.Loop() {
-			got, err := c.Stock.Quotes(b.Context(), RegionHK, srv.codes)
+			got, err := c.Stock.Quotes(b.Context(), itick.RegionHK, srv.codes)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -198,9 +199,9 @@ func TestCallReusesConnectionAndAcceptsGzip(t *testing.T) {
 	const calls = 20
 	srv := newCallServer(t)
 	c := newCallClient(t, srv.URL)
-	var sdk map[string]Quote
+	var sdk map[string]itick.Quote
 	for range calls {
-		got, err := c.Stock.Quotes(t.Context(), RegionHK, srv.codes)
+		got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, srv.codes)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,9 +226,9 @@ func TestCallReusesConnectionAndAcceptsGzip(t *testing.T) {
 	if n := srv.conns.Load(); n != 2 {
 		t.Errorf("after the baseline's calls the server saw %d connections, want 2 (one per client)", n)
 	}
-	want := make(map[string]Quote, len(base))
+	want := make(map[string]itick.Quote, len(base))
 	for k, q := range base {
-		want[k] = Quote{Symbol: q.S, Last: q.Ld, Open: q.O, PrevClose: q.P, High: q.H, Low: q.L,
+		want[k] = itick.Quote{Symbol: q.S, Last: q.Ld, Open: q.O, PrevClose: q.P, High: q.H, Low: q.L,
 			Time: time.UnixMilli(q.T).UTC(), Volume: q.V, Turnover: q.Tu, Status: int(q.TS),
 			Change: q.Ch, ChangePercent: q.Chp}
 	}

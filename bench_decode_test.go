@@ -1,4 +1,4 @@
-package itick
+package itick_test
 
 import (
 	"encoding/json"
@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/codec"
-	"github.com/d19c4e34/itick/internal/redact"
 )
 
 // The baselines decode the same bodies with encoding/json into plain
@@ -65,9 +65,6 @@ func benchBody(b *testing.B, name string) []byte {
 	return body
 }
 
-// noRedact removes nothing but still bounds, as a client with no token.
-var noRedact *redact.Redactor
-
 // benchDecode runs the SDK's decode path and the encoding/json baseline
 // over the same body, each checking that it got want entries.
 func benchDecode[T any, P any](b *testing.B, file, path string, want int, read codec.Reader[T], n func(T) int, pn func(P) int) {
@@ -76,7 +73,9 @@ func benchDecode[T any, P any](b *testing.B, file, path string, want int, read c
 		b.ReportAllocs()
 		b.SetBytes(int64(len(body)))
 		for b.Loop() {
-			out, err := decode(path, 200, nil, [][]byte{body}, noRedact, read)
+			// A nil redactor removes nothing but still bounds, as a client
+			// with no token.
+			out, err := itick.Decode(path, 200, nil, [][]byte{body}, nil, read)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -101,19 +100,19 @@ func benchDecode[T any, P any](b *testing.B, file, path string, want int, read c
 }
 
 func BenchmarkDecodeQuotes(b *testing.B) {
-	benchDecode(b, "quotes_50.json", "/stock/quotes", 50, quotesReader.Read,
-		func(m map[string]Quote) int { return len(m) },
+	benchDecode(b, "quotes_50.json", "/stock/quotes", 50, itick.QuotesReader,
+		func(m map[string]itick.Quote) int { return len(m) },
 		func(m map[string]plainQuote) int { return len(m) })
 }
 
 func BenchmarkDecodeDepths(b *testing.B) {
-	benchDecode(b, "depths_50.json", "/stock/depths", 50, booksReader.Read,
-		func(m map[string]DepthBook) int { return len(m) },
+	benchDecode(b, "depths_50.json", "/stock/depths", 50, itick.BooksReader,
+		func(m map[string]itick.DepthBook) int { return len(m) },
 		func(m map[string]plainDepthBook) int { return len(m) })
 }
 
 func BenchmarkDecodeKlines(b *testing.B) {
-	benchDecode(b, "klines_10x500.json", "/stock/klines", 10, seriesReader.Read,
-		func(m map[string][]Kline) int { return len(m) },
+	benchDecode(b, "klines_10x500.json", "/stock/klines", 10, itick.SeriesReader,
+		func(m map[string][]itick.Kline) int { return len(m) },
 		func(m map[string][]plainKline) int { return len(m) })
 }

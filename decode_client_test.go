@@ -302,3 +302,6 @@ func decodeBare[T any](data []byte, out *T, read codec.Reader[T]) error {
 	*out = v
 	return nil
 }
+
+// noRedact removes nothing but still bounds, as a client with no token.
+var noRedact *redact.Redactor

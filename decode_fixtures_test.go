@@ -1,4 +1,4 @@
-package itick
+package itick_test
 
 import (
 	"flag"

@@ -1,4 +1,4 @@
-package itick
+package itick_test
 
 import (
 	"context"
@@ -20,8 +20,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/batch"
-
 	"golang.org/x/time/rate"
 )
 
@@ -214,11 +214,11 @@ type memoryRun struct {
 
 func (r memoryRun) ratio() float64 { return float64(r.peak) / float64(r.result) }
 
-func sdkKlineRun(tb testing.TB, c *Client, codes []string) memoryRun {
-	var got map[string][]Kline
+func sdkKlineRun(tb testing.TB, c *itick.Client, codes []string) memoryRun {
+	var got map[string][]itick.Kline
 	var err error
 	peak, retained := peakHeap(func() {
-		got, err = c.Stock.Klines(context.Background(), RegionHK, codes, OneMinute, 500)
+		got, err = c.Stock.Klines(context.Background(), itick.RegionHK, codes, itick.OneMinute, 500)
 	})
 	if err != nil {
 		tb.Fatal(err)
@@ -272,7 +272,7 @@ func BenchmarkMemory(b *testing.B) {
 		b.ReportMetric(worst, "worst-peak/result")
 	}
 	b.Run("sdk", func(b *testing.B) {
-		c, err := NewClient(callToken, WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0))
+		c, err := itick.NewClient(callToken, itick.WithBaseURL(srv.URL), itick.WithRateLimit(rate.Inf, 0))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -301,12 +301,12 @@ func BenchmarkMemory(b *testing.B) {
 // room for allocations by goroutines other tests left behind.
 func TestResultSizeEstimate(t *testing.T) {
 	srv := klineServer(t)
-	c, err := NewClient(callToken, WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0))
+	c, err := itick.NewClient(callToken, itick.WithBaseURL(srv.URL), itick.WithRateLimit(rate.Inf, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := sdkKlineRun(t, c, codeListN("K", 100))
-	if r.result < 100*500*int64(unsafe.Sizeof(Kline{})) {
+	if r.result < 100*500*int64(unsafe.Sizeof(itick.Kline{})) {
 		t.Fatalf("estimate %d bytes is below the candles' own size", r.result)
 	}
 	if r.result > r.retained*102/100 || r.result < r.retained*80/100 {
@@ -329,19 +329,19 @@ func codeListN(prefix string, n int) []string {
 func TestChunkedBodyCostsItsSize(t *testing.T) {
 	for _, declare := range []bool{false, true} {
 		srv := newKlineServer(t, declare)
-		c, err := NewClient(callToken, WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0), WithBatchSize(40))
+		c, err := itick.NewClient(callToken, itick.WithBaseURL(srv.URL), itick.WithRateLimit(rate.Inf, 0), itick.WithBatchSize(40))
 		if err != nil {
 			t.Fatal(err)
 		}
 		codes := codeListN("K", 40)
-		call := func() (map[string][]Kline, error) {
-			return c.Stock.Klines(context.Background(), RegionHK, codes, OneMinute, 500)
+		call := func() (map[string][]itick.Kline, error) {
+			return c.Stock.Klines(context.Background(), itick.RegionHK, codes, itick.OneMinute, 500)
 		}
 		if _, err := call(); err != nil { // the connection, the pools
 			t.Fatal(err)
 		}
 		before := c.Stats().BytesRead
-		var got map[string][]Kline
+		var got map[string][]itick.Kline
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
 		got, err = call()

@@ -1,13 +1,13 @@
-package itick
+package itick_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/quota"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestPlanLimiterWindows pins the default limiter the quota and fan-out
@@ -18,10 +18,10 @@ func TestPlanLimiterWindows(t *testing.T) {
 		N   int
 		Per time.Duration
 	}
-	for _, p := range []Plan{PlanFree, PlanBase, PlanProfessional, PlanPremium, PlanEnterprise} {
-		w, ok := p.limiter().(*quota.Window)
+	for _, p := range []itick.Plan{itick.PlanFree, itick.PlanBase, itick.PlanProfessional, itick.PlanPremium, itick.PlanEnterprise} {
+		w, ok := itick.PlanLimiter(p).(*quota.Window)
 		if !ok {
-			t.Fatalf("%s: limiter is %T, want *quota.Window", p, p.limiter())
+			t.Fatalf("%s: limiter is %T, want *quota.Window", p, itick.PlanLimiter(p))
 		}
 		n, per := w.Limit()
 		if diff := cmp.Diff(limit{p.CallsPerMinute(), 61 * time.Second}, limit{n, per}); diff != "" {
@@ -37,7 +37,7 @@ func TestBasePlanWindowLetsFanOutThrough(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2025, 6, 3, 14, 30, 0, 0, time.UTC)
 	var waits []time.Duration
-	n, per := PlanBase.limiter().(*quota.Window).Limit()
+	n, per := itick.PlanLimiter(itick.PlanBase).(*quota.Window).Limit()
 	w := quota.NewWithClock(n, per, func() time.Time { return now }, func(_ context.Context, d time.Duration) error {
 		waits = append(waits, d)
 		return nil

@@ -1,9 +1,10 @@
-package itick
+package itick_test
 
 import (
 	"fmt"
 	"testing"
 
+	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/wssim"
 )
 
@@ -13,12 +14,12 @@ import (
 // products on one connection.
 func BenchmarkStreamEvents(b *testing.B) {
 	_, srv := startSim(b, wssim.Config{PushInterval: -1})
-	s := openStream(b, srv, "stock", WithBuffer(DefaultStreamBuffer, DropNewest))
+	s := openStream(b, srv, "stock", itick.WithBuffer(itick.DefaultStreamBuffer, itick.DropNewest))
 	syms := make([]string, 50)
 	for i := range syms {
 		syms[i] = fmt.Sprintf("S%02d$US", i)
 	}
-	if err := s.Subscribe(within(b), syms, ChannelQuote, ChannelTick, ChannelDepth, ChannelKline(OneMinute)); err != nil {
+	if err := s.Subscribe(within(b), syms, itick.ChannelQuote, itick.ChannelTick, itick.ChannelDepth, itick.ChannelKline(itick.OneMinute)); err != nil {
 		b.Fatal(err)
 	}
 	for range 100 { // warm up

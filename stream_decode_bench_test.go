@@ -1,4 +1,4 @@
-package itick
+package itick_test
 
 import (
 	"bufio"
@@ -17,49 +17,9 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/d19c4e34/itick"
 	"golang.org/x/time/rate"
 )
-
-// replaySymbols is how many products the replayed stream carries.
-const replaySymbols = 300
-
-// replayFrames builds the pushes a replay server writes, in the shapes the
-// service sends: per ten frames, four depth books (ten levels a side, s
-// with its $REGION suffix), three quotes, two ticks and one kline@1 candle,
-// spread over replaySymbols products.
-func replayFrames() [][]byte {
-	const ms = 1731888000000
-	frames := make([][]byte, 0, replaySymbols*10)
-	for i := range replaySymbols * 10 {
-		sym := fmt.Sprintf("S%03d", (i*7)%replaySymbols)
-		p := 100 + float64(i%997)/8
-		var f string
-		switch i % 10 {
-		case 0, 1, 2, 3:
-			var a, b strings.Builder
-			for l := 1; l <= 10; l++ {
-				if l > 1 {
-					a.WriteByte(',')
-					b.WriteByte(',')
-				}
-				fmt.Fprintf(&a, `{"po":%d,"p":%g,"v":%g,"o":%d}`, l, p+float64(l)/100, 0.5+float64(l)*1.25, l+2)
-				fmt.Fprintf(&b, `{"po":%d,"p":%g,"v":%g,"o":%d}`, l, p-float64(l)/100, 0.75+float64(l)*1.5, l+4)
-			}
-			f = fmt.Sprintf(`{"code":1,"data":{"s":"%s$US","type":"depth","a":[%s],"b":[%s]}}`, sym, a.String(), b.String())
-		case 4, 5, 6:
-			f = fmt.Sprintf(`{"code":1,"data":{"s":"%s","r":"US","type":"quote","ld":%g,"o":%g,"h":%g,"l":%g,"t":%d,"v":%d,"tu":%g}}`,
-				sym, p, p-1.5, p+2.25, p-2.75, ms+i, 120000+i, p*float64(120000+i))
-		case 7, 8:
-			f = fmt.Sprintf(`{"code":1,"data":{"s":"%s","r":"US","type":"tick","ld":%g,"v":%d,"t":%d,"tu":%g,"ts":0}}`,
-				sym, p, 100+i%50, ms+i, p*float64(100+i%50))
-		case 9:
-			f = fmt.Sprintf(`{"code":1,"data":{"s":"%s","r":"US","type":"kline@1","o":%g,"h":%g,"l":%g,"c":%g,"v":%d,"tu":%g,"t":%d}}`,
-				sym, p-0.5, p+0.75, p-1, p, 2300+i, p*float64(2300+i), ms-60000+i)
-		}
-		frames = append(frames, []byte(f))
-	}
-	return frames
-}
 
 // startReplay starts a WebSocket server on 127.0.0.1 that speaks enough of
 // the service's protocol to authenticate and acknowledge subscriptions,
@@ -214,7 +174,7 @@ func readClientFrame(r *bufio.Reader) (op byte, p []byte, err error) {
 }
 
 func replaySubscription() []string {
-	syms := make([]string, replaySymbols)
+	syms := make([]string, itick.ReplaySymbols)
 	for i := range syms {
 		syms[i] = fmt.Sprintf("S%03d$US", i)
 	}
@@ -227,9 +187,9 @@ func replaySubscription() []string {
 // Client.Stream, baseline a hand-written coder/websocket reader decoding
 // with encoding/json into structs with the wire's field names.
 func BenchmarkStreamDecode(b *testing.B) {
-	frames := replayFrames()
+	frames := itick.ReplayFrames()
 	b.Run("sdk", func(b *testing.B) {
-		s := replayStream(b, startReplay(b, frames), DefaultStreamBuffer, DropNewest)
+		s := replayStream(b, startReplay(b, frames), itick.DefaultStreamBuffer, itick.DropNewest)
 		for range 1000 { // warm up
 			<-s.Events()
 		}
@@ -242,7 +202,7 @@ func BenchmarkStreamDecode(b *testing.B) {
 			if !ok {
 				b.Fatalf("stream ended: %v", s.Err())
 			}
-			if _, bad := ev.(ErrorEvent); bad {
+			if _, bad := ev.(itick.ErrorEvent); bad {
 				b.Fatalf("error event: %v", ev)
 			}
 			n++
@@ -298,19 +258,19 @@ func BenchmarkStreamDecode(b *testing.B) {
 
 // replayStream opens a stream to the replay server srv, as a user would,
 // subscribed to every product it replays on every channel.
-func replayStream(tb testing.TB, srv *httptest.Server, buffer int, policy Overflow) *Stream {
+func replayStream(tb testing.TB, srv *httptest.Server, buffer int, policy itick.Overflow) *itick.Stream {
 	tb.Helper()
-	c, err := NewClient(simToken, WithBaseURL(srv.URL), WithRateLimit(rate.Inf, 0))
+	c, err := itick.NewClient(simToken, itick.WithBaseURL(srv.URL), itick.WithRateLimit(rate.Inf, 0))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := c.Stream(within(tb), "stock", WithStreamURL(srv.URL), WithDialTimeout(5*time.Second),
-		WithMaxSymbols(replaySymbols), WithBuffer(buffer, policy))
+	s, err := c.Stream(within(tb), "stock", itick.WithStreamURL(srv.URL), itick.WithDialTimeout(5*time.Second),
+		itick.WithMaxSymbols(itick.ReplaySymbols), itick.WithBuffer(buffer, policy))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { s.Close() })
-	err = s.Subscribe(within(tb), replaySubscription(), ChannelQuote, ChannelTick, ChannelDepth, ChannelKline(OneMinute))
+	err = s.Subscribe(within(tb), replaySubscription(), itick.ChannelQuote, itick.ChannelTick, itick.ChannelDepth, itick.ChannelKline(itick.OneMinute))
 	if err != nil {
 		tb.Fatal(err)
 	}

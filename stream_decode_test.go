@@ -3,6 +3,7 @@ package itick
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -112,4 +113,45 @@ func TestPushDecoderRoutesReplies(t *testing.T) {
 			t.Errorf("decode(%s) = %+v, want a failed push", m, f)
 		}
 	}
+}
+
+// replaySymbols is how many products the replayed stream carries.
+const replaySymbols = 300
+
+// replayFrames builds the pushes a replay server writes, in the shapes the
+// service sends: per ten frames, four depth books (ten levels a side, s
+// with its $REGION suffix), three quotes, two ticks and one kline@1 candle,
+// spread over replaySymbols products.
+func replayFrames() [][]byte {
+	const ms = 1731888000000
+	frames := make([][]byte, 0, replaySymbols*10)
+	for i := range replaySymbols * 10 {
+		sym := fmt.Sprintf("S%03d", (i*7)%replaySymbols)
+		p := 100 + float64(i%997)/8
+		var f string
+		switch i % 10 {
+		case 0, 1, 2, 3:
+			var a, b strings.Builder
+			for l := 1; l <= 10; l++ {
+				if l > 1 {
+					a.WriteByte(',')
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&a, `{"po":%d,"p":%g,"v":%g,"o":%d}`, l, p+float64(l)/100, 0.5+float64(l)*1.25, l+2)
+				fmt.Fprintf(&b, `{"po":%d,"p":%g,"v":%g,"o":%d}`, l, p-float64(l)/100, 0.75+float64(l)*1.5, l+4)
+			}
+			f = fmt.Sprintf(`{"code":1,"data":{"s":"%s$US","type":"depth","a":[%s],"b":[%s]}}`, sym, a.String(), b.String())
+		case 4, 5, 6:
+			f = fmt.Sprintf(`{"code":1,"data":{"s":"%s","r":"US","type":"quote","ld":%g,"o":%g,"h":%g,"l":%g,"t":%d,"v":%d,"tu":%g}}`,
+				sym, p, p-1.5, p+2.25, p-2.75, ms+i, 120000+i, p*float64(120000+i))
+		case 7, 8:
+			f = fmt.Sprintf(`{"code":1,"data":{"s":"%s","r":"US","type":"tick","ld":%g,"v":%d,"t":%d,"tu":%g,"ts":0}}`,
+				sym, p, 100+i%50, ms+i, p*float64(100+i%50))
+		case 9:
+			f = fmt.Sprintf(`{"code":1,"data":{"s":"%s","r":"US","type":"kline@1","o":%g,"h":%g,"l":%g,"c":%g,"v":%d,"tu":%g,"t":%d}}`,
+				sym, p-0.5, p+0.75, p-1, p, 2300+i, p*float64(2300+i), ms-60000+i)
+		}
+		frames = append(frames, []byte(f))
+	}
+	return frames
 }

@@ -1,4 +1,4 @@
-package itick
+package itick_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/d19c4e34/itick"
 )
 
 // closeTracked is a connection that says when it is closed.
@@ -66,13 +67,13 @@ func TestStream_LateHandshakeDialIsClosed(t *testing.T) {
 		return tc, nil
 	}}
 	t.Cleanup(tr.CloseIdleConnections)
-	c := hostClient(t, h.Server, simToken, WithHTTPClient(&http.Client{Transport: tr}))
-	s, err := c.Stream(within(t), AssetStock, WithReconnectBackoff(0, time.Millisecond))
+	c := hostClient(t, h.Server, simToken, itick.WithHTTPClient(&http.Client{Transport: tr}))
+	s, err := c.Stream(within(t), itick.AssetStock, itick.WithReconnectBackoff(0, time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.Subscribe(within(t), []string{"700$HK"}, ChannelQuote); err != nil {
+	if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
 		t.Fatal(err)
 	}
 	h.DropAllConns()

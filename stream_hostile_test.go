@@ -1,4 +1,4 @@
-package itick
+package itick_test
 
 import (
 	"context"
@@ -17,10 +17,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/coder/websocket"
-	"golang.org/x/time/rate"
-
+	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/testutil"
 	"github.com/d19c4e34/itick/internal/transport"
+	"golang.org/x/time/rate"
 )
 
 // wsHost is a hand-built WebSocket server on 127.0.0.1 whose every
@@ -90,10 +90,10 @@ func startWSHost(t testing.TB, serve func(ctx context.Context, n int64, r *http.
 }
 
 // hostClient is a client of a wsHost with fast retries and no rate limit.
-func hostClient(t testing.TB, h *httptest.Server, token string, opts ...Option) *Client {
+func hostClient(t testing.TB, h *httptest.Server, token string, opts ...itick.Option) *itick.Client {
 	t.Helper()
-	c, err := NewClient(token, append([]Option{WithBaseURL(h.URL), WithBackoff(time.Millisecond, 5*time.Millisecond),
-		WithRateLimit(rate.Inf, 0)}, opts...)...)
+	c, err := itick.NewClient(token, append([]itick.Option{itick.WithBaseURL(h.URL), itick.WithBackoff(time.Millisecond, 5*time.Millisecond),
+		itick.WithRateLimit(rate.Inf, 0)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,11 +158,11 @@ func acceptAll(req streamRequest) string {
 
 // loggedStream opens a stock Stream on h with token, logging at debug
 // level to the buffer it returns.
-func loggedStream(t testing.TB, h *wsHost, token string) (*Stream, *testutil.SyncBuffer) {
+func loggedStream(t testing.TB, h *wsHost, token string) (*itick.Stream, *testutil.SyncBuffer) {
 	t.Helper()
 	logs := new(testutil.SyncBuffer)
-	c := hostClient(t, h.Server, token, WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
-	s, err := c.Stream(within(t), AssetStock)
+	c := hostClient(t, h.Server, token, itick.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	s, err := c.Stream(within(t), itick.AssetStock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestStream_RedirectStaysInOrigin(t *testing.T) {
 	t.Cleanup(origin.Close)
 
 	c := hostClient(t, origin, simToken)
-	if s, err := c.Stream(within(t), AssetStock, WithStreamURL(origin.URL+"/away")); err == nil {
+	if s, err := c.Stream(within(t), itick.AssetStock, itick.WithStreamURL(origin.URL+"/away")); err == nil {
 		s.Close()
 		t.Error("a handshake redirected to another origin succeeded")
 	} else if leak := leaksToken(err.Error(), simToken); leak != "" {
@@ -259,7 +259,7 @@ func TestStream_RedirectStaysInOrigin(t *testing.T) {
 		t.Errorf("another origin received the token %d time(s)", n)
 	}
 
-	s, err := c.Stream(within(t), AssetStock, WithStreamURL(origin.URL+"/near"))
+	s, err := c.Stream(within(t), itick.AssetStock, itick.WithStreamURL(origin.URL+"/near"))
 	if err != nil {
 		t.Fatalf("a redirect within the origin: %v", err)
 	}
@@ -306,20 +306,20 @@ func TestStream_ServerTextIsRedactedAndBounded(t *testing.T) {
 	})
 	s, logs := loggedStream(t, h, token)
 	defer s.Close()
-	if err := s.Subscribe(within(t), []string{"700$HK"}, ChannelQuote); err != nil {
+	if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
 		t.Fatal(err)
 	}
 	var texts []string
 	for errs := 0; errs < 3*len(forms); {
 		switch ev := next(t, s, nil).(type) {
-		case ErrorEvent:
+		case itick.ErrorEvent:
 			errs++
 			texts = append(texts, ev.Err.Error())
-		case GapEvent:
+		case itick.GapEvent:
 			t.Fatalf("gap before the bad pushes arrived: %v", ev.Reason)
 		}
 	}
-	gap := next(t, s, func(ev Event) bool { _, ok := ev.(GapEvent); return ok }).(GapEvent)
+	gap := next(t, s, func(ev itick.Event) bool { _, ok := ev.(itick.GapEvent); return ok }).(itick.GapEvent)
 	texts = append(texts, gap.Reason.Error())
 	s.Close()
 	texts = append(texts, logs.String())
@@ -341,11 +341,11 @@ func TestStream_ServerTextIsRedactedAndBounded(t *testing.T) {
 		hsend(ctx, c, `{"code":0,"resAc":"auth","msg":"auth failed for `+url.PathEscape(token)+strings.Repeat("é", 1<<16)+`"}`)
 		c.Close(websocket.StatusPolicyViolation, "auth failed")
 	})
-	_, err := hostClient(t, refuser.Server, token).Stream(within(t), AssetStock)
-	if !errors.Is(err, ErrUnauthorized) {
+	_, err := hostClient(t, refuser.Server, token).Stream(within(t), itick.AssetStock)
+	if !errors.Is(err, itick.ErrUnauthorized) {
 		t.Fatalf("refused token: %v, want ErrUnauthorized", err)
 	}
-	var se *StreamError
+	var se *itick.StreamError
 	if !errors.As(err, &se) {
 		t.Fatalf("refused token: %T, want a *StreamError", err)
 	}
@@ -375,12 +375,12 @@ func TestStream_RefusalIsUnauthorizedEveryTime(t *testing.T) {
 	h := startWSHost(t, func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) { refuse(ctx, c) })
 	c := hostClient(t, h.Server, simToken)
 	for i := range 50 {
-		s, err := c.Stream(within(t), AssetStock)
+		s, err := c.Stream(within(t), itick.AssetStock)
 		if err == nil {
 			s.Close()
 			t.Fatalf("connection %d: a refused token opened a stream", i)
 		}
-		if !errors.Is(err, ErrUnauthorized) {
+		if !errors.Is(err, itick.ErrUnauthorized) {
 			t.Fatalf("connection %d: %v, want ErrUnauthorized", i, err)
 		}
 	}
@@ -405,12 +405,12 @@ func TestStream_RefusalOnReconnectEndsStream(t *testing.T) {
 			}
 		})
 		// With no retries of a refused re-authentication (WithAuthRetries).
-		s, err := hostClient(t, h.Server, simToken).Stream(within(t), AssetStock, WithReconnectBackoff(0, time.Millisecond),
-			WithAuthRetries(0))
+		s, err := hostClient(t, h.Server, simToken).Stream(within(t), itick.AssetStock, itick.WithReconnectBackoff(0, time.Millisecond),
+			itick.WithAuthRetries(0))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Subscribe(within(t), []string{"700$HK"}, ChannelQuote); err != nil {
+		if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
 			t.Fatal(err)
 		}
 		select {
@@ -419,7 +419,7 @@ func TestStream_RefusalOnReconnectEndsStream(t *testing.T) {
 			s.Close()
 			t.Fatalf("run %d: stream still running after %d connections", i, h.conns.Load())
 		}
-		if err := s.Err(); !errors.Is(err, ErrUnauthorized) {
+		if err := s.Err(); !errors.Is(err, itick.ErrUnauthorized) {
 			t.Errorf("run %d: Err = %v, want ErrUnauthorized", i, err)
 		}
 		if n := h.conns.Load(); n != 2 {
@@ -449,12 +449,12 @@ func TestStream_FlappingServerBacksOff(t *testing.T) {
 		}
 	})
 	const min, max = 10 * time.Millisecond, 160 * time.Millisecond
-	s, err := hostClient(t, h.Server, simToken).Stream(within(t), AssetStock, WithReconnectBackoff(min, max))
+	s, err := hostClient(t, h.Server, simToken).Stream(within(t), itick.AssetStock, itick.WithReconnectBackoff(min, max))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.Subscribe(within(t), []string{"700$HK"}, ChannelQuote); err != nil {
+	if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the reconnections", func() bool { return h.conns.Load() >= conns })
@@ -516,14 +516,14 @@ func TestStream_CancelledSubscribeStaysConsistent(t *testing.T) {
 	t.Parallel()
 	var once atomic.Bool
 	h := startHeld(t, func(req streamRequest) bool { return req.Params == "X$HK" && once.CompareAndSwap(false, true) })
-	s, err := hostClient(t, h.Server, simToken).Stream(within(t), AssetStock, WithReconnectBackoff(0, time.Millisecond))
+	s, err := hostClient(t, h.Server, simToken).Stream(within(t), itick.AssetStock, itick.WithReconnectBackoff(0, time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	ctx, cancel := context.WithCancel(within(t))
 	errc := make(chan error, 1)
-	go func() { errc <- s.Subscribe(ctx, []string{"X$HK"}, ChannelQuote) }()
+	go func() { errc <- s.Subscribe(ctx, []string{"X$HK"}, itick.ChannelQuote) }()
 	if req := recv(t, h.got, "the subscribe"); req.Params != "X$HK" {
 		t.Fatalf("first request %+v", req)
 	}
@@ -535,12 +535,12 @@ func TestStream_CancelledSubscribeStaysConsistent(t *testing.T) {
 	eventually(t, "the late acknowledgement to count", func() bool { return s.Stats().Symbols == 1 })
 
 	// The next request is answered by its own acknowledgement.
-	if err := s.Subscribe(within(t), []string{"Y$HK"}, ChannelTick); err != nil {
+	if err := s.Subscribe(within(t), []string{"Y$HK"}, itick.ChannelTick); err != nil {
 		t.Fatal(err)
 	}
 	recv(t, h.got, "the second subscribe")
 	h.DropAllConns()
-	gap := next(t, s, func(ev Event) bool { _, ok := ev.(GapEvent); return ok }).(GapEvent)
+	gap := next(t, s, func(ev itick.Event) bool { _, ok := ev.(itick.GapEvent); return ok }).(itick.GapEvent)
 	if got := strings.Join(gap.Symbols, ","); got != "X$HK,Y$HK" {
 		t.Errorf("gap lists %s, want X$HK,Y$HK", got)
 	}
@@ -559,19 +559,19 @@ func TestStream_CancelledSubscribeStaysConsistent(t *testing.T) {
 func TestStream_LateAckIsNotTakenForTheNext(t *testing.T) {
 	t.Parallel()
 	h := startHeld(t, func(req streamRequest) bool { return true })
-	s, err := hostClient(t, h.Server, simToken).Stream(within(t), AssetStock)
+	s, err := hostClient(t, h.Server, simToken).Stream(within(t), itick.AssetStock)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	ctx, cancel := context.WithCancel(within(t))
 	errc := make(chan error, 1)
-	go func() { errc <- s.Subscribe(ctx, []string{"X$HK"}, ChannelQuote) }()
+	go func() { errc <- s.Subscribe(ctx, []string{"X$HK"}, itick.ChannelQuote) }()
 	recv(t, h.got, "the first subscribe")
 	cancel()
 	recv(t, errc, "the first Subscribe to return")
 
-	go func() { errc <- s.Subscribe(within(t), []string{"Y$HK"}, ChannelQuote) }()
+	go func() { errc <- s.Subscribe(within(t), []string{"Y$HK"}, itick.ChannelQuote) }()
 	// Only one request may await an acknowledgement: the second must not
 	// go out before the first is answered. The host answers the first
 	// when the second arrives, or after a while.
@@ -584,7 +584,7 @@ func TestStream_LateAckIsNotTakenForTheNext(t *testing.T) {
 	recv(t, h.got, "the second subscribe")
 	h.release <- `{"code":0,"resAc":"subscribe","msg":"exceeding the maximum subscription limit"}` // Y refused
 	err = recv(t, errc, "the second Subscribe to return")
-	if !errors.Is(err, ErrPlanLimit) {
+	if !errors.Is(err, itick.ErrPlanLimit) {
 		t.Errorf("refused Subscribe = %v, want ErrPlanLimit", err)
 	}
 	eventually(t, "X to count", func() bool { return s.Stats().Symbols == 1 })
@@ -616,13 +616,13 @@ func TestStream_ToleratesDataShapes(t *testing.T) {
 			}
 		}
 	})
-	s, err := hostClient(t, h.Server, simToken).Stream(within(t), AssetStock,
-		WithHeartbeat(5*time.Millisecond, 2*time.Second))
+	s, err := hostClient(t, h.Server, simToken).Stream(within(t), itick.AssetStock,
+		itick.WithHeartbeat(5*time.Millisecond, 2*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.Subscribe(within(t), []string{"700$HK"}, ChannelQuote); err != nil {
+	if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
 		t.Fatalf("Subscribe with an acknowledgement carrying data:[]: %v", err)
 	}
 	eventually(t, "five pings on the first connection", func() bool { return pings.Load() >= 5 || h.conns.Load() > 1 })
@@ -645,13 +645,13 @@ func TestStream_HandshakeRefusalCarriesEvidence(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	c := hostClient(t, srv, token)
-	_, err := c.Stream(within(t), AssetStock)
-	var apiErr *APIError
+	_, err := c.Stream(within(t), itick.AssetStock)
+	var apiErr *itick.APIError
 	if !errors.As(err, &apiErr) {
 		t.Fatalf("err = %v (%T), want *APIError", err, err)
 	}
-	if apiErr.StatusCode != http.StatusUnauthorized || !errors.Is(err, ErrUnauthorized) {
-		t.Errorf("status %d, Is(ErrUnauthorized) %v; want 401 and true", apiErr.StatusCode, errors.Is(err, ErrUnauthorized))
+	if apiErr.StatusCode != http.StatusUnauthorized || !errors.Is(err, itick.ErrUnauthorized) {
+		t.Errorf("status %d, Is(ErrUnauthorized) %v; want 401 and true", apiErr.StatusCode, errors.Is(err, itick.ErrUnauthorized))
 	}
 	if !strings.Contains(apiErr.Body, "Invalid API key in request") || apiErr.Header.Get("X-Request-Id") != "req-42" {
 		t.Errorf("Body %q, X-Request-Id %q: want the refusal's body and headers", apiErr.Body, apiErr.Header.Get("X-Request-Id"))

@@ -1,4 +1,4 @@
-package itick
+package itick_test
 
 import (
 	"context"
@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/wssim"
+	"github.com/google/go-cmp/cmp"
 )
 
 // clientView is what the Stream holds as subscribed: each product's
 // acknowledged channels.
-func clientView(s *Stream) map[string][]string { return s.e.Subscriptions() }
+func clientView(s *itick.Stream) map[string][]string { return itick.StreamSubscriptions(s) }
 
 // serviceView is what the simulator holds, over every connection.
 func serviceView(sim *wssim.Server) map[string][]string {
@@ -39,11 +39,11 @@ func TestStream_SubscriptionsMatchService(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(seed, 7))
 			sim, srv := startSim(t, wssim.Config{PushInterval: time.Hour})
-			s := openStream(t, srv, AssetStock, WithSymbolsPerConn(3), WithMaxConns(3),
-				WithReconnectBackoff(0, 2*time.Millisecond))
+			s := openStream(t, srv, itick.AssetStock, itick.WithSymbolsPerConn(3), itick.WithMaxConns(3),
+				itick.WithReconnectBackoff(0, 2*time.Millisecond))
 			syms := []string{"A$HK", "B$HK", "C$HK", "D$HK", "E$HK", "F$HK", "G$HK", "H$HK"}
-			chans := []Channel{ChannelQuote, ChannelTick, ChannelDepth}
-			pick := func() ([]string, []Channel) {
+			chans := []itick.Channel{itick.ChannelQuote, itick.ChannelTick, itick.ChannelDepth}
+			pick := func() ([]string, []itick.Channel) {
 				var ss []string
 				for _, sym := range syms {
 					if rng.IntN(3) == 0 {
@@ -53,7 +53,7 @@ func TestStream_SubscriptionsMatchService(t *testing.T) {
 				if len(ss) == 0 {
 					ss = syms[:1]
 				}
-				var cs []Channel
+				var cs []itick.Channel
 				for _, ch := range chans {
 					if rng.IntN(2) == 0 {
 						cs = append(cs, ch)
@@ -71,7 +71,7 @@ func TestStream_SubscriptionsMatchService(t *testing.T) {
 						cs = chans[:1]
 					}
 					err := s.Subscribe(within(t), ss, cs...)
-					if err != nil && !errors.Is(err, ErrPlanLimit) {
+					if err != nil && !errors.Is(err, itick.ErrPlanLimit) {
 						t.Fatalf("step %d: Subscribe(%v, %v): %v", step, ss, cs, err)
 					}
 				case op < 6:
@@ -130,8 +130,8 @@ func TestStream_SubscriptionsMatchService(t *testing.T) {
 func TestStream_UnsubscribeWithdrawsWaitingSubscribe(t *testing.T) {
 	t.Parallel()
 	sim, srv := startSim(t, wssim.Config{PushInterval: time.Hour})
-	s := openStream(t, srv, AssetStock, WithDialTimeout(200*time.Millisecond), WithReconnectBackoff(0, time.Millisecond))
-	if err := s.Subscribe(within(t), []string{"A$HK"}, ChannelQuote); err != nil {
+	s := openStream(t, srv, itick.AssetStock, itick.WithDialTimeout(200*time.Millisecond), itick.WithReconnectBackoff(0, time.Millisecond))
+	if err := s.Subscribe(within(t), []string{"A$HK"}, itick.ChannelQuote); err != nil {
 		t.Fatal(err)
 	}
 	sim.SetSilent(true) // reconnections hang before authentication
@@ -139,8 +139,8 @@ func TestStream_UnsubscribeWithdrawsWaitingSubscribe(t *testing.T) {
 	eventually(t, "the connection to go down", func() bool { return s.Stats().Conns == 0 })
 
 	errc := make(chan error, 1)
-	go func() { errc <- s.Subscribe(within(t), []string{"X$HK"}, ChannelQuote) }()
-	eventually(t, "the Subscribe to wait", func() bool { return s.e.Holds("X$HK") })
+	go func() { errc <- s.Subscribe(within(t), []string{"X$HK"}, itick.ChannelQuote) }()
+	eventually(t, "the Subscribe to wait", func() bool { return itick.StreamHolds(s, "X$HK") })
 	if err := s.Unsubscribe(within(t), []string{"X$HK"}); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestStream_UnsubscribeWithdrawsWaitingSubscribe(t *testing.T) {
 	}
 	// Requests go out in order: once B is acknowledged, any subscribe of
 	// X would have reached the service.
-	if err := s.Subscribe(within(t), []string{"B$HK"}, ChannelQuote); err != nil {
+	if err := s.Subscribe(within(t), []string{"B$HK"}, itick.ChannelQuote); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string][]string{"A$HK": {"quote"}, "B$HK": {"quote"}}

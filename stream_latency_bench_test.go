@@ -1,4 +1,4 @@
-package itick
+package itick_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/d19c4e34/itick"
 )
 
 // The latency benchmark writes the replay frames at a fixed pace and times
@@ -48,7 +49,7 @@ func latencyFrames(tb testing.TB) []latencyFrame {
 	reT := regexp.MustCompile(`"t":\d+`)
 	reO := regexp.MustCompile(`"o":\d+`) // in a book, the first is the best ask's
 	var out []latencyFrame
-	for _, f := range replayFrames() {
+	for _, f := range itick.ReplayFrames() {
 		s := string(f)
 		re, repl := reT, fmt.Sprintf(`"t":%d`, int64(seqTimeBase))
 		if strings.Contains(s, `"type":"depth"`) {
@@ -200,9 +201,9 @@ type latencyReader func(tb testing.TB, ctx context.Context, srv *httptest.Server
 
 // sdkLatencyReader reads through Client.Stream, as a user would.
 func sdkLatencyReader(tb testing.TB, ctx context.Context, srv *httptest.Server, buffer int) (func() (int, error), func() uint64) {
-	s := replayStream(tb, srv, buffer, DropOldest)
+	s := replayStream(tb, srv, buffer, itick.DropOldest)
 	next := func() (int, error) {
-		var ev Event
+		var ev itick.Event
 		select {
 		case e, ok := <-s.Events():
 			if !ok {
@@ -213,13 +214,13 @@ func sdkLatencyReader(tb testing.TB, ctx context.Context, srv *httptest.Server, 
 			return 0, ctx.Err()
 		}
 		switch e := ev.(type) {
-		case QuoteEvent:
+		case itick.QuoteEvent:
 			return int(e.Quote.Time.UnixMilli() - seqTimeBase), nil
-		case TickEvent:
+		case itick.TickEvent:
 			return int(e.Tick.Time.UnixMilli() - seqTimeBase), nil
-		case KlineEvent:
+		case itick.KlineEvent:
 			return int(e.Kline.Time.UnixMilli() - seqTimeBase), nil
-		case DepthEvent:
+		case itick.DepthEvent:
 			if len(e.Depth.Asks) == 0 {
 				return 0, fmt.Errorf("book without asks: %+v", e)
 			}
@@ -402,7 +403,7 @@ func BenchmarkStreamLatency(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.StopTimer()
 			n := b.N * latencyEvents
-			res := runLatency(b, frames, latencyWarm, n, c.read, DefaultStreamBuffer, func(on bool) {
+			res := runLatency(b, frames, latencyWarm, n, c.read, itick.DefaultStreamBuffer, func(on bool) {
 				if on {
 					b.StartTimer()
 				} else {

@@ -1,4 +1,4 @@
-package itick
+package itick_test
 
 import (
 	"context"
@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/wssim"
+	"github.com/google/go-cmp/cmp"
 )
 
 // streamFixture returns testdata/stream/name, a message as the service's
@@ -30,19 +30,19 @@ func streamFixture(t testing.TB, name, token string) string {
 
 // withoutTime drops the times from push events, so the events compare on
 // what routes them.
-func withoutTime(ev Event) Event {
+func withoutTime(ev itick.Event) itick.Event {
 	switch e := ev.(type) {
-	case QuoteEvent:
-		e.Quote = Quote{Symbol: e.Quote.Symbol}
+	case itick.QuoteEvent:
+		e.Quote = itick.Quote{Symbol: e.Quote.Symbol}
 		return e
-	case TickEvent:
-		e.Tick = Tick{Symbol: e.Tick.Symbol}
+	case itick.TickEvent:
+		e.Tick = itick.Tick{Symbol: e.Tick.Symbol}
 		return e
-	case DepthEvent:
-		e.Depth = DepthBook{Symbol: e.Depth.Symbol}
+	case itick.DepthEvent:
+		e.Depth = itick.DepthBook{Symbol: e.Depth.Symbol}
 		return e
-	case KlineEvent:
-		e.Kline = Kline{}
+	case itick.KlineEvent:
+		e.Kline = itick.Kline{}
 		return e
 	}
 	return ev
@@ -86,7 +86,7 @@ func TestStream_RoutesDocumentedMessages(t *testing.T) {
 	s, logs := loggedStream(t, h, token)
 	defer s.Close()
 	syms := []string{"XAUUSD$GB", "BTCUSDT$BA", "600519$SHSE$CN"}
-	if err := s.Subscribe(within(t), syms, ChannelQuote, ChannelTick, ChannelDepth, ChannelKline(OneMinute)); err != nil {
+	if err := s.Subscribe(within(t), syms, itick.ChannelQuote, itick.ChannelTick, itick.ChannelDepth, itick.ChannelKline(itick.OneMinute)); err != nil {
 		t.Fatal(err)
 	}
 	sent := strings.Split(recv(t, subscribed, "the subscribe"), ",")
@@ -95,26 +95,26 @@ func TestStream_RoutesDocumentedMessages(t *testing.T) {
 		t.Errorf("subscribed %v, want %v", sent, want)
 	}
 
-	var got []Event
+	var got []itick.Event
 	for len(got) < len(pushes) {
 		ev := next(t, s, nil)
-		if e, ok := ev.(ErrorEvent); ok {
+		if e, ok := ev.(itick.ErrorEvent); ok {
 			t.Errorf("error event: %v", e.Err)
 			continue
 		}
 		got = append(got, withoutTime(ev))
 	}
-	want := []Event{
-		QuoteEvent{Code: "XAUUSD", Region: RegionGB, Quote: Quote{Symbol: "XAUUSD"}},
-		DepthEvent{Code: "BTCUSDT", Region: RegionBA, Depth: DepthBook{Symbol: "BTCUSDT"}},
-		TickEvent{Code: "BTCUSDT", Region: RegionBA, Tick: Tick{Symbol: "BTCUSDT"}},
-		KlineEvent{Code: "XAUUSD", Region: RegionGB, Interval: OneMinute},
-		KlineEvent{Code: "600519", Region: "CN", Exchange: "SHSE", Interval: OneMinute},
+	want := []itick.Event{
+		itick.QuoteEvent{Code: "XAUUSD", Region: itick.RegionGB, Quote: itick.Quote{Symbol: "XAUUSD"}},
+		itick.DepthEvent{Code: "BTCUSDT", Region: itick.RegionBA, Depth: itick.DepthBook{Symbol: "BTCUSDT"}},
+		itick.TickEvent{Code: "BTCUSDT", Region: itick.RegionBA, Tick: itick.Tick{Symbol: "BTCUSDT"}},
+		itick.KlineEvent{Code: "XAUUSD", Region: itick.RegionGB, Interval: itick.OneMinute},
+		itick.KlineEvent{Code: "600519", Region: "CN", Exchange: "SHSE", Interval: itick.OneMinute},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
-	if sym := got[4].(KlineEvent).Symbol(); sym != "600519$SHSE$CN" {
+	if sym := got[4].(itick.KlineEvent).Symbol(); sym != "600519$SHSE$CN" {
 		t.Errorf("Symbol() = %q, want 600519$SHSE$CN", sym)
 	}
 	s.Close()
@@ -132,14 +132,14 @@ func TestStream_RefusalWithTextCode(t *testing.T) {
 			answer(ctx, c, func(streamRequest) string { return streamFixture(t, "subscribe_limit_text_code.json", "") })
 		}
 	})
-	s, err := hostClient(t, h.Server, simToken).Stream(within(t), AssetStock, WithDialTimeout(2*time.Second))
+	s, err := hostClient(t, h.Server, simToken).Stream(within(t), itick.AssetStock, itick.WithDialTimeout(2*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	err = s.Subscribe(within(t), []string{"700$HK"}, ChannelQuote)
-	var se *StreamError
-	if !errors.Is(err, ErrPlanLimit) || !errors.As(err, &se) || se.CodeText != "E003" {
+	err = s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote)
+	var se *itick.StreamError
+	if !errors.Is(err, itick.ErrPlanLimit) || !errors.As(err, &se) || se.CodeText != "E003" {
 		t.Fatalf("Subscribe = %v, want a *StreamError with code E003 matching ErrPlanLimit", err)
 	}
 }
@@ -152,12 +152,12 @@ func TestStream_MatchesSubscriptionsIgnoringCase(t *testing.T) {
 	t.Parallel()
 	for _, legacy := range []bool{false, true} {
 		sim, srv := startSim(t, wssim.Config{PushInterval: 2 * time.Millisecond, LooseCase: true, LegacyKline: legacy})
-		s := openStream(t, srv, AssetStock)
+		s := openStream(t, srv, itick.AssetStock)
 		syms := []string{"XAUUSD$GB", "BTCUSDT$ba", "600519$SHSE$CN", "aapl$US"}
-		if err := s.Subscribe(within(t), syms, ChannelQuote, ChannelDepth, ChannelKline(OneMinute)); err != nil {
+		if err := s.Subscribe(within(t), syms, itick.ChannelQuote, itick.ChannelDepth, itick.ChannelKline(itick.OneMinute)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Subscribe(within(t), []string{"xauusd$gb", "BTCUSDT$BA"}, ChannelTick); err != nil {
+		if err := s.Subscribe(within(t), []string{"xauusd$gb", "BTCUSDT$BA"}, itick.ChannelTick); err != nil {
 			t.Fatal(err)
 		}
 		if n := s.Stats().Symbols; n != len(syms) {
@@ -170,15 +170,15 @@ func TestStream_MatchesSubscriptionsIgnoringCase(t *testing.T) {
 		for len(seen) < len(syms)*3+2 {
 			var sym, kind string
 			switch e := next(t, s, nil).(type) {
-			case QuoteEvent:
+			case itick.QuoteEvent:
 				sym, kind = e.Symbol(), "quote"
-			case TickEvent:
+			case itick.TickEvent:
 				sym, kind = e.Symbol(), "tick"
-			case DepthEvent:
+			case itick.DepthEvent:
 				sym, kind = e.Symbol(), "depth"
-			case KlineEvent:
+			case itick.KlineEvent:
 				sym, kind = e.Symbol(), "kline"
-			case ErrorEvent:
+			case itick.ErrorEvent:
 				t.Fatalf("legacy=%v: %v", legacy, e.Err)
 			}
 			if !slices.Contains(syms, sym) {

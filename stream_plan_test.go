@@ -1,4 +1,4 @@
-package itick
+package itick_test
 
 import (
 	"errors"
@@ -6,23 +6,23 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/time/rate"
-
+	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/wssim"
+	"golang.org/x/time/rate"
 )
 
 func TestPlan_StreamQuota(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		plan           Plan
+		plan           itick.Plan
 		symbols, conns int
 	}{
-		{PlanFree, 3, 1},
-		{PlanBase, 200, 3},
-		{PlanProfessional, 500, 6},
-		{PlanPremium, 2000, 12},
-		{PlanEnterprise, 2000, 12},
-		{Plan(42), 200, 3},
+		{itick.PlanFree, 3, 1},
+		{itick.PlanBase, 200, 3},
+		{itick.PlanProfessional, 500, 6},
+		{itick.PlanPremium, 2000, 12},
+		{itick.PlanEnterprise, 2000, 12},
+		{itick.Plan(42), 200, 3},
 	}
 	for _, tt := range tests {
 		if got := tt.plan.StreamSymbols(); got != tt.symbols {
@@ -47,14 +47,14 @@ func symbolsN(prefix string, n int) []string {
 // override both.
 func TestStream_PlanLimits(t *testing.T) {
 	t.Parallel()
-	open := func(t *testing.T, plan Plan, opts ...StreamOption) (*wssim.Server, *Stream) {
+	open := func(t *testing.T, plan itick.Plan, opts ...itick.StreamOption) (*wssim.Server, *itick.Stream) {
 		sim, srv := startSim(t, wssim.Config{PushInterval: time.Hour})
-		c, err := NewClient(simToken, WithBaseURL(srv.URL), WithPlan(plan), WithRateLimit(rate.Inf, 0),
-			WithBackoff(time.Millisecond, 5*time.Millisecond))
+		c, err := itick.NewClient(simToken, itick.WithBaseURL(srv.URL), itick.WithPlan(plan), itick.WithRateLimit(rate.Inf, 0),
+			itick.WithBackoff(time.Millisecond, 5*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := c.Stream(within(t), AssetStock, opts...)
+		s, err := c.Stream(within(t), itick.AssetStock, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,17 +64,17 @@ func TestStream_PlanLimits(t *testing.T) {
 
 	t.Run("Free: 3 products", func(t *testing.T) {
 		t.Parallel()
-		sim, s := open(t, PlanFree)
-		if err := s.Subscribe(within(t), symbolsN("A", 4), ChannelQuote); !errors.Is(err, ErrPlanLimit) {
+		sim, s := open(t, itick.PlanFree)
+		if err := s.Subscribe(within(t), symbolsN("A", 4), itick.ChannelQuote); !errors.Is(err, itick.ErrPlanLimit) {
 			t.Errorf("4 products on Free: %v, want ErrPlanLimit", err)
 		}
-		if err := s.Subscribe(within(t), symbolsN("A", 3), ChannelQuote, ChannelTick); err != nil {
+		if err := s.Subscribe(within(t), symbolsN("A", 3), itick.ChannelQuote, itick.ChannelTick); err != nil {
 			t.Fatalf("3 products on Free: %v", err)
 		}
-		if err := s.Subscribe(within(t), []string{"A0$US", "a1$us"}, ChannelDepth); err != nil {
+		if err := s.Subscribe(within(t), []string{"A0$US", "a1$us"}, itick.ChannelDepth); err != nil {
 			t.Errorf("more channels of products held: %v", err)
 		}
-		if err := s.Subscribe(within(t), []string{"B$US"}, ChannelQuote); !errors.Is(err, ErrPlanLimit) {
+		if err := s.Subscribe(within(t), []string{"B$US"}, itick.ChannelQuote); !errors.Is(err, itick.ErrPlanLimit) {
 			t.Errorf("a 4th product on Free: %v, want ErrPlanLimit", err)
 		}
 		if n := sim.Subscriptions(); n != 3 {
@@ -83,17 +83,17 @@ func TestStream_PlanLimits(t *testing.T) {
 		if err := s.Unsubscribe(within(t), []string{"A2$US"}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Subscribe(within(t), []string{"B$US"}, ChannelQuote); err != nil {
+		if err := s.Subscribe(within(t), []string{"B$US"}, itick.ChannelQuote); err != nil {
 			t.Errorf("a product in the room an Unsubscribe made: %v", err)
 		}
 	})
 	t.Run("Free: 1 connection", func(t *testing.T) {
 		t.Parallel()
-		sim, s := open(t, PlanFree, WithSymbolsPerConn(1))
-		if err := s.Subscribe(within(t), []string{"A$US"}, ChannelQuote); err != nil {
+		sim, s := open(t, itick.PlanFree, itick.WithSymbolsPerConn(1))
+		if err := s.Subscribe(within(t), []string{"A$US"}, itick.ChannelQuote); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Subscribe(within(t), []string{"B$US"}, ChannelQuote); !errors.Is(err, ErrPlanLimit) {
+		if err := s.Subscribe(within(t), []string{"B$US"}, itick.ChannelQuote); !errors.Is(err, itick.ErrPlanLimit) {
 			t.Errorf("a 2nd connection on Free: %v, want ErrPlanLimit", err)
 		}
 		if n := sim.Conns(); n != 1 {
@@ -102,11 +102,11 @@ func TestStream_PlanLimits(t *testing.T) {
 	})
 	t.Run("Professional: 6 connections", func(t *testing.T) {
 		t.Parallel()
-		sim, s := open(t, PlanProfessional, WithSymbolsPerConn(1))
-		if err := s.Subscribe(within(t), symbolsN("A", 6), ChannelQuote); err != nil {
+		sim, s := open(t, itick.PlanProfessional, itick.WithSymbolsPerConn(1))
+		if err := s.Subscribe(within(t), symbolsN("A", 6), itick.ChannelQuote); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Subscribe(within(t), []string{"B$US"}, ChannelQuote); !errors.Is(err, ErrPlanLimit) {
+		if err := s.Subscribe(within(t), []string{"B$US"}, itick.ChannelQuote); !errors.Is(err, itick.ErrPlanLimit) {
 			t.Errorf("a 7th connection on Professional: %v, want ErrPlanLimit", err)
 		}
 		if n := sim.Conns(); n != 6 {
@@ -115,11 +115,11 @@ func TestStream_PlanLimits(t *testing.T) {
 	})
 	t.Run("Base: 200 products", func(t *testing.T) {
 		t.Parallel()
-		sim, s := open(t, PlanBase)
-		if err := s.Subscribe(within(t), symbolsN("A", 201), ChannelQuote); !errors.Is(err, ErrPlanLimit) {
+		sim, s := open(t, itick.PlanBase)
+		if err := s.Subscribe(within(t), symbolsN("A", 201), itick.ChannelQuote); !errors.Is(err, itick.ErrPlanLimit) {
 			t.Errorf("201 products on Base: %v, want ErrPlanLimit", err)
 		}
-		if err := s.Subscribe(within(t), symbolsN("A", 200), ChannelQuote); err != nil {
+		if err := s.Subscribe(within(t), symbolsN("A", 200), itick.ChannelQuote); err != nil {
 			t.Errorf("200 products on Base: %v", err)
 		}
 		if n := sim.Subscriptions(); n != 200 {
@@ -128,14 +128,14 @@ func TestStream_PlanLimits(t *testing.T) {
 	})
 	t.Run("options override the plan", func(t *testing.T) {
 		t.Parallel()
-		sim, s := open(t, PlanFree, WithMaxSymbols(6), WithMaxConns(3), WithSymbolsPerConn(2))
-		if err := s.Subscribe(within(t), symbolsN("A", 6), ChannelQuote); err != nil {
+		sim, s := open(t, itick.PlanFree, itick.WithMaxSymbols(6), itick.WithMaxConns(3), itick.WithSymbolsPerConn(2))
+		if err := s.Subscribe(within(t), symbolsN("A", 6), itick.ChannelQuote); err != nil {
 			t.Fatalf("6 products on 3 connections: %v", err)
 		}
 		if n, conns := sim.Subscriptions(), sim.Conns(); n != 6 || conns != 3 {
 			t.Errorf("the service holds %d products on %d connections, want 6 on 3", n, conns)
 		}
-		if err := s.Subscribe(within(t), []string{"B$US"}, ChannelQuote); !errors.Is(err, ErrPlanLimit) {
+		if err := s.Subscribe(within(t), []string{"B$US"}, itick.ChannelQuote); !errors.Is(err, itick.ErrPlanLimit) {
 			t.Errorf("a 7th product past WithMaxSymbols(6): %v, want ErrPlanLimit", err)
 		}
 	})

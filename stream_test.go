@@ -1,4 +1,4 @@
-package itick
+package itick_test
 
 import (
 	"context"
@@ -12,13 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	"go.uber.org/goleak"
-	"golang.org/x/time/rate"
-
+	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/stream"
 	"github.com/d19c4e34/itick/internal/testutil"
 	"github.com/d19c4e34/itick/internal/wssim"
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+	"golang.org/x/time/rate"
 )
 
 const simToken = "stream-test-token"
@@ -39,16 +39,16 @@ func startSim(t testing.TB, cfg wssim.Config) (*wssim.Server, *httptest.Server) 
 }
 
 // openStream connects a Stream to the simulator with short test timings.
-func openStream(t testing.TB, srv *httptest.Server, class AssetType, opts ...StreamOption) *Stream {
+func openStream(t testing.TB, srv *httptest.Server, class itick.AssetType, opts ...itick.StreamOption) *itick.Stream {
 	t.Helper()
-	c, err := NewClient(simToken, WithBaseURL(srv.URL), WithBackoff(time.Millisecond, 5*time.Millisecond),
-		WithRateLimit(rate.Inf, 0))
+	c, err := itick.NewClient(simToken, itick.WithBaseURL(srv.URL), itick.WithBackoff(time.Millisecond, 5*time.Millisecond),
+		itick.WithRateLimit(rate.Inf, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
-	opts = append([]StreamOption{WithDialTimeout(2 * time.Second)}, opts...)
+	opts = append([]itick.StreamOption{itick.WithDialTimeout(2 * time.Second)}, opts...)
 	s, err := c.Stream(ctx, class, opts...)
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
@@ -69,7 +69,7 @@ func within(t testing.TB) context.Context {
 
 // next returns the next event that keep accepts, failing the test if none
 // comes in time or the stream ends.
-func next(t testing.TB, s *Stream, keep func(Event) bool) Event {
+func next(t testing.TB, s *itick.Stream, keep func(itick.Event) bool) itick.Event {
 	t.Helper()
 	ctx := within(t)
 	for {
@@ -142,23 +142,23 @@ func (f fixedSource) Next(code, region string, _ time.Time) wssim.Bar {
 func TestStream_EventsOfEachType(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 20, 9, 31, 17, 0, time.UTC)
-	wantLevels := func(side float64) []DepthLevel {
-		var out []DepthLevel
+	wantLevels := func(side float64) []itick.DepthLevel {
+		var out []itick.DepthLevel
 		for i := 1; i <= 2; i++ {
 			p := float64(int64((103.5+side*0.01*float64(i))*100+0.5)) / 100
-			out = append(out, DepthLevel{Level: i, Price: p, Volume: float64(100 * i), Orders: float64(i)})
+			out = append(out, itick.DepthLevel{Level: i, Price: p, Volume: float64(100 * i), Orders: float64(i)})
 		}
 		return out
 	}
-	want := map[string]Event{
-		"quote": QuoteEvent{Code: "700", Region: RegionHK, Quote: Quote{Symbol: "700", Last: 103.5, Open: 103,
+	want := map[string]itick.Event{
+		"quote": itick.QuoteEvent{Code: "700", Region: itick.RegionHK, Quote: itick.Quote{Symbol: "700", Last: 103.5, Open: 103,
 			High: 104, Low: 102, Time: at, Volume: 1000, Turnover: 103000}},
-		"tick": TickEvent{Code: "700", Region: RegionHK, Tick: Tick{Symbol: "700", Last: 103.5, Time: at, Volume: 7}},
-		"depth": DepthEvent{Code: "700", Region: RegionHK, Depth: DepthBook{Symbol: "700",
+		"tick": itick.TickEvent{Code: "700", Region: itick.RegionHK, Tick: itick.Tick{Symbol: "700", Last: 103.5, Time: at, Volume: 7}},
+		"depth": itick.DepthEvent{Code: "700", Region: itick.RegionHK, Depth: itick.DepthBook{Symbol: "700",
 			Asks: wantLevels(+1), Bids: wantLevels(-1)}},
-		"kline@1": KlineEvent{Code: "700", Region: RegionHK, Interval: OneMinute, Kline: Kline{
+		"kline@1": itick.KlineEvent{Code: "700", Region: itick.RegionHK, Interval: itick.OneMinute, Kline: itick.Kline{
 			Time: at.Truncate(time.Minute), Open: 103, High: 104, Low: 102, Close: 103.5, Volume: 1000, Turnover: 103000}},
-		"kline@5": KlineEvent{Code: "700", Region: RegionHK, Interval: OneHour, Kline: Kline{
+		"kline@5": itick.KlineEvent{Code: "700", Region: itick.RegionHK, Interval: itick.OneHour, Kline: itick.Kline{
 			Time: at.Truncate(time.Hour), Open: 103, High: 104, Low: 102, Close: 103.5, Volume: 1000, Turnover: 103000}},
 	}
 	for _, legacy := range []bool{false, true} {
@@ -167,31 +167,31 @@ func TestStream_EventsOfEachType(t *testing.T) {
 			_, srv := startSim(t, wssim.Config{Source: fixedSource{at}, PushInterval: 5 * time.Millisecond,
 				DepthLevels: 2, LegacyKline: legacy})
 			s := openStream(t, srv, "stock")
-			err := s.Subscribe(within(t), []string{"700$HK", " AAPL$US "}, ChannelQuote, ChannelTick, ChannelDepth,
-				ChannelKline(OneMinute), ChannelKline(OneHour))
+			err := s.Subscribe(within(t), []string{"700$HK", " AAPL$US "}, itick.ChannelQuote, itick.ChannelTick, itick.ChannelDepth,
+				itick.ChannelKline(itick.OneMinute), itick.ChannelKline(itick.OneHour))
 			if err != nil {
 				t.Fatalf("Subscribe: %v", err)
 			}
-			got := make(map[string]Event)
+			got := make(map[string]itick.Event)
 			sawAAPL := false
 			for len(got) < len(want) || !sawAAPL {
 				switch ev := next(t, s, nil).(type) {
-				case QuoteEvent:
-					sawAAPL = sawAAPL || ev.Code == "AAPL" && ev.Region == RegionUS && ev.Quote.Last == 104.5
+				case itick.QuoteEvent:
+					sawAAPL = sawAAPL || ev.Code == "AAPL" && ev.Region == itick.RegionUS && ev.Quote.Last == 104.5
 					if ev.Code == "700" {
 						got["quote"] = ev
 					}
-				case TickEvent:
+				case itick.TickEvent:
 					if ev.Code == "700" {
 						got["tick"] = ev
 					}
-				case DepthEvent:
+				case itick.DepthEvent:
 					if ev.Code == "700" {
 						got["depth"] = ev
 					}
-				case KlineEvent:
+				case itick.KlineEvent:
 					if ev.Code == "700" {
-						got[string(ChannelKline(ev.Interval))] = ev
+						got[string(itick.ChannelKline(ev.Interval))] = ev
 					}
 				default:
 					t.Fatalf("unexpected event %#v", ev)
@@ -209,16 +209,16 @@ func TestStream_ReconnectsAfterDrop(t *testing.T) {
 	sim, srv := startSim(t, wssim.Config{PushInterval: 5 * time.Millisecond})
 	s := openStream(t, srv, "forex")
 	syms := []string{"EURUSD$GB", "GBPUSD$GB"}
-	if err := s.Subscribe(within(t), syms, ChannelQuote, ChannelDepth); err != nil {
+	if err := s.Subscribe(within(t), syms, itick.ChannelQuote, itick.ChannelDepth); err != nil {
 		t.Fatal(err)
 	}
-	next(t, s, func(ev Event) bool { _, ok := ev.(QuoteEvent); return ok })
+	next(t, s, func(ev itick.Event) bool { _, ok := ev.(itick.QuoteEvent); return ok })
 
 	before := time.Now()
 	if n := sim.DropAll(); n != 1 {
 		t.Fatalf("DropAll closed %d connections, want 1", n)
 	}
-	gap := next(t, s, func(ev Event) bool { _, ok := ev.(GapEvent); return ok }).(GapEvent)
+	gap := next(t, s, func(ev itick.Event) bool { _, ok := ev.(itick.GapEvent); return ok }).(itick.GapEvent)
 	if diff := cmp.Diff(syms, gap.Symbols); diff != "" {
 		t.Errorf("gap symbols (-want +got):\n%s", diff)
 	}
@@ -229,9 +229,9 @@ func TestStream_ReconnectsAfterDrop(t *testing.T) {
 	seen := map[string]bool{}
 	for len(seen) < 4 {
 		switch ev := next(t, s, nil).(type) {
-		case QuoteEvent:
+		case itick.QuoteEvent:
 			seen["quote "+ev.Code] = true
-		case DepthEvent:
+		case itick.DepthEvent:
 			seen["depth "+ev.Code] = true
 		}
 	}
@@ -259,9 +259,9 @@ func TestStream_HeartbeatNoticesSilentServer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			sim, srv := startSim(t, wssim.Config{PushInterval: 5 * time.Millisecond})
-			s := openStream(t, srv, "crypto", WithHeartbeat(50*time.Millisecond, 300*time.Millisecond),
-				WithDialTimeout(2*time.Second))
-			if err := s.Subscribe(within(t), []string{"BTCUSDT$BA"}, ChannelTick); err != nil {
+			s := openStream(t, srv, "crypto", itick.WithHeartbeat(50*time.Millisecond, 300*time.Millisecond),
+				itick.WithDialTimeout(2*time.Second))
+			if err := s.Subscribe(within(t), []string{"BTCUSDT$BA"}, itick.ChannelTick); err != nil {
 				t.Fatal(err)
 			}
 			next(t, s, nil)
@@ -271,11 +271,11 @@ func TestStream_HeartbeatNoticesSilentServer(t *testing.T) {
 			eventually(t, "a new connection", func() bool { return sim.Accepted() >= 2 })
 			tt.fault(sim, false)
 
-			gap := next(t, s, func(ev Event) bool { _, ok := ev.(GapEvent); return ok }).(GapEvent)
+			gap := next(t, s, func(ev itick.Event) bool { _, ok := ev.(itick.GapEvent); return ok }).(itick.GapEvent)
 			if !errors.Is(gap.Reason, stream.ErrNoPong) {
 				t.Errorf("gap reason = %v, want the heartbeat's", gap.Reason)
 			}
-			next(t, s, func(ev Event) bool { _, ok := ev.(TickEvent); return ok })
+			next(t, s, func(ev itick.Event) bool { _, ok := ev.(itick.TickEvent); return ok })
 		})
 	}
 }
@@ -283,12 +283,12 @@ func TestStream_HeartbeatNoticesSilentServer(t *testing.T) {
 func TestStream_SpreadsProductsOverConnections(t *testing.T) {
 	t.Parallel()
 	sim, srv := startSim(t, wssim.Config{PushInterval: 200 * time.Millisecond})
-	s := openStream(t, srv, "stock", WithMaxSymbols(2000)) // PlanBase: 3 connections of 500
+	s := openStream(t, srv, "stock", itick.WithMaxSymbols(2000)) // PlanBase: 3 connections of 500
 	syms := make([]string, 1200)
 	for i := range syms {
 		syms[i] = fmt.Sprintf("S%04d$US", i)
 	}
-	if err := s.Subscribe(within(t), syms, ChannelQuote); err != nil {
+	if err := s.Subscribe(within(t), syms, itick.ChannelQuote); err != nil {
 		t.Fatalf("Subscribe 1200: %v", err)
 	}
 	got := sim.ConnSymbols()
@@ -300,20 +300,20 @@ func TestStream_SpreadsProductsOverConnections(t *testing.T) {
 		t.Errorf("stats = %+v, want 3 connections, 1200 products", st)
 	}
 	// A product of the third connection pushes too.
-	next(t, s, func(ev Event) bool { q, ok := ev.(QuoteEvent); return ok && q.Code == "S1199" })
+	next(t, s, func(ev itick.Event) bool { q, ok := ev.(itick.QuoteEvent); return ok && q.Code == "S1199" })
 
 	more := make([]string, 301)
 	for i := range more {
 		more[i] = fmt.Sprintf("T%04d$US", i)
 	}
-	err := s.Subscribe(within(t), more, ChannelQuote)
-	if !errors.Is(err, ErrPlanLimit) {
+	err := s.Subscribe(within(t), more, itick.ChannelQuote)
+	if !errors.Is(err, itick.ErrPlanLimit) {
 		t.Errorf("Subscribe beyond the cap: err = %v, want ErrPlanLimit", err)
 	}
 	if n := sim.Subscriptions(); n != 1200 {
 		t.Errorf("after a refused Subscribe the server has %d products, want 1200", n)
 	}
-	if err := s.Subscribe(within(t), more[:300], ChannelQuote); err != nil {
+	if err := s.Subscribe(within(t), more[:300], itick.ChannelQuote); err != nil {
 		t.Errorf("Subscribe up to the cap: %v", err)
 	}
 	if n := sim.Subscriptions(); n != 1500 {
@@ -324,7 +324,7 @@ func TestStream_SpreadsProductsOverConnections(t *testing.T) {
 	sim.DropAll()
 	gapConns := map[int]int{}
 	for len(gapConns) < 3 {
-		gap := next(t, s, func(ev Event) bool { _, ok := ev.(GapEvent); return ok }).(GapEvent)
+		gap := next(t, s, func(ev itick.Event) bool { _, ok := ev.(itick.GapEvent); return ok }).(itick.GapEvent)
 		gapConns[gap.Conn] = len(gap.Symbols)
 	}
 	if diff := cmp.Diff(map[int]int{0: 500, 1: 500, 2: 500}, gapConns); diff != "" {
@@ -339,23 +339,23 @@ func TestStream_SpreadsProductsOverConnections(t *testing.T) {
 func TestStream_SubscribeErrors(t *testing.T) {
 	t.Parallel()
 	_, srv := startSim(t, wssim.Config{PushInterval: time.Hour, MaxSymbols: 2})
-	s := openStream(t, srv, "stock", WithSymbolsPerConn(3))
+	s := openStream(t, srv, "stock", itick.WithSymbolsPerConn(3))
 	tests := []struct {
 		name     string
 		symbols  []string
-		channels []Channel
+		channels []itick.Channel
 		want     error
 	}{
-		{"no symbols", nil, []Channel{ChannelQuote}, ErrInvalidArgument},
-		{"no region", []string{"700"}, []Channel{ChannelQuote}, ErrInvalidArgument},
-		{"empty code", []string{"$HK"}, []Channel{ChannelQuote}, ErrInvalidArgument},
-		{"empty region", []string{"700$"}, []Channel{ChannelQuote}, ErrInvalidArgument},
-		{"comma", []string{"7,00$HK"}, []Channel{ChannelQuote}, ErrInvalidArgument},
-		{"no channels", []string{"700$HK"}, nil, ErrInvalidArgument},
-		{"unknown channel", []string{"700$HK"}, []Channel{"trades"}, ErrInvalidArgument},
-		{"kline@0", []string{"700$HK"}, []Channel{ChannelKline(0)}, ErrInvalidArgument},
-		{"kline@11", []string{"700$HK"}, []Channel{"kline@11"}, ErrInvalidArgument},
-		{"server limit", []string{"1$HK", "2$HK", "3$HK"}, []Channel{ChannelQuote}, ErrPlanLimit},
+		{"no symbols", nil, []itick.Channel{itick.ChannelQuote}, itick.ErrInvalidArgument},
+		{"no region", []string{"700"}, []itick.Channel{itick.ChannelQuote}, itick.ErrInvalidArgument},
+		{"empty code", []string{"$HK"}, []itick.Channel{itick.ChannelQuote}, itick.ErrInvalidArgument},
+		{"empty region", []string{"700$"}, []itick.Channel{itick.ChannelQuote}, itick.ErrInvalidArgument},
+		{"comma", []string{"7,00$HK"}, []itick.Channel{itick.ChannelQuote}, itick.ErrInvalidArgument},
+		{"no channels", []string{"700$HK"}, nil, itick.ErrInvalidArgument},
+		{"unknown channel", []string{"700$HK"}, []itick.Channel{"trades"}, itick.ErrInvalidArgument},
+		{"kline@0", []string{"700$HK"}, []itick.Channel{itick.ChannelKline(0)}, itick.ErrInvalidArgument},
+		{"kline@11", []string{"700$HK"}, []itick.Channel{"kline@11"}, itick.ErrInvalidArgument},
+		{"server limit", []string{"1$HK", "2$HK", "3$HK"}, []itick.Channel{itick.ChannelQuote}, itick.ErrPlanLimit},
 	}
 	for _, tt := range tests {
 		err := s.Subscribe(within(t), tt.symbols, tt.channels...)
@@ -363,8 +363,8 @@ func TestStream_SubscribeErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want %v", tt.name, err, tt.want)
 		}
 	}
-	var se *StreamError
-	if err := s.Subscribe(within(t), []string{"1$HK", "2$HK", "3$HK"}, ChannelQuote); !errors.As(err, &se) || se.Action != "subscribe" {
+	var se *itick.StreamError
+	if err := s.Subscribe(within(t), []string{"1$HK", "2$HK", "3$HK"}, itick.ChannelQuote); !errors.As(err, &se) || se.Action != "subscribe" {
 		t.Errorf("server refusal: err = %v, want a *StreamError for subscribe", err)
 	}
 	if st := s.Stats(); st.Symbols != 0 {
@@ -376,13 +376,13 @@ func TestStream_Unsubscribe(t *testing.T) {
 	t.Parallel()
 	sim, srv := startSim(t, wssim.Config{PushInterval: 5 * time.Millisecond})
 	s := openStream(t, srv, "stock")
-	if err := s.Subscribe(within(t), []string{"700$HK", "AAPL$US"}, ChannelQuote, ChannelTick); err != nil {
+	if err := s.Subscribe(within(t), []string{"700$HK", "AAPL$US"}, itick.ChannelQuote, itick.ChannelTick); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Unsubscribe(within(t), []string{"AAPL$US", "NOTSUB$US"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Unsubscribe(within(t), []string{"700$HK"}, ChannelTick); err != nil {
+	if err := s.Unsubscribe(within(t), []string{"700$HK"}, itick.ChannelTick); err != nil {
 		t.Fatal(err)
 	}
 	// The reader queues every push that came before an acknowledgement
@@ -398,7 +398,7 @@ func TestStream_Unsubscribe(t *testing.T) {
 	}
 	for n := range stale + 10 {
 		ev := next(t, s, nil)
-		if q, ok := ev.(QuoteEvent); n >= stale && (!ok || q.Code != "700") {
+		if q, ok := ev.(itick.QuoteEvent); n >= stale && (!ok || q.Code != "700") {
 			t.Fatalf("event %d, after %d queued before the unsubscriptions: got %#v", n, stale, ev)
 		}
 	}
@@ -408,20 +408,20 @@ func TestStream_SlowConsumer(t *testing.T) {
 	t.Parallel()
 	const buf = 8
 	tests := []struct {
-		policy Overflow
+		policy itick.Overflow
 		// want picks the values of Last that stay, given how many were pushed.
 		want func(pushed int) []float64
 	}{
-		{DropOldest, func(n int) []float64 { return seq(n-buf+1, n) }},
-		{DropNewest, func(int) []float64 { return seq(1, buf) }},
+		{itick.DropOldest, func(n int) []float64 { return seq(n-buf+1, n) }},
+		{itick.DropNewest, func(int) []float64 { return seq(1, buf) }},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.policy), func(t *testing.T) {
 			t.Parallel()
 			src := &countingSource{}
 			sim, srv := startSim(t, wssim.Config{Source: src, PushInterval: time.Millisecond})
-			s := openStream(t, srv, "stock", WithBuffer(buf, tt.policy))
-			if err := s.Subscribe(within(t), []string{"700$HK"}, ChannelQuote); err != nil {
+			s := openStream(t, srv, "stock", itick.WithBuffer(buf, tt.policy))
+			if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
 				t.Fatal(err)
 			}
 			// Nobody reads: the buffer fills and the policy drops.
@@ -434,7 +434,7 @@ func TestStream_SlowConsumer(t *testing.T) {
 			})
 			var got []float64
 			for len(s.Events()) > 0 {
-				got = append(got, (<-s.Events()).(QuoteEvent).Quote.Last)
+				got = append(got, (<-s.Events()).(itick.QuoteEvent).Quote.Last)
 			}
 			if diff := cmp.Diff(tt.want(int(pushed)), got); diff != "" {
 				t.Errorf("delivered (-want +got):\n%s", diff)
@@ -464,19 +464,19 @@ func (c *countingSource) Next(_, _ string, now time.Time) wssim.Bar {
 func TestStream_AuthRefused(t *testing.T) {
 	t.Parallel()
 	sim, srv := startSim(t, wssim.Config{})
-	c, err := NewClient("wrong-token", WithBaseURL(srv.URL))
+	c, err := itick.NewClient("wrong-token", itick.WithBaseURL(srv.URL))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = c.Stream(within(t), "stock")
-	var se *StreamError
-	if !errors.Is(err, ErrUnauthorized) || !errors.As(err, &se) || se.Action != "auth" {
+	var se *itick.StreamError
+	if !errors.Is(err, itick.ErrUnauthorized) || !errors.As(err, &se) || se.Action != "auth" {
 		t.Fatalf("wrong token: err = %v, want a *StreamError matching ErrUnauthorized", err)
 	}
 
 	// A token refused on reconnection ends the stream.
 	s := openStream(t, srv, "stock")
-	if err := s.Subscribe(within(t), []string{"700$HK"}, ChannelQuote); err != nil {
+	if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
 		t.Fatal(err)
 	}
 	sim.SetRefuseAuth(true)
@@ -487,10 +487,10 @@ func TestStream_AuthRefused(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("stream still running after a refused reconnection")
 	}
-	if err := s.Err(); !errors.Is(err, ErrUnauthorized) {
+	if err := s.Err(); !errors.Is(err, itick.ErrUnauthorized) {
 		t.Errorf("Err = %v, want ErrUnauthorized", err)
 	}
-	if err := s.Subscribe(within(t), []string{"700$HK"}, ChannelQuote); !errors.Is(err, ErrStreamClosed) {
+	if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); !errors.Is(err, itick.ErrStreamClosed) {
 		t.Errorf("Subscribe after the end: err = %v, want ErrStreamClosed", err)
 	}
 }
@@ -499,11 +499,11 @@ func TestStream_CloseLeavesNoGoroutine(t *testing.T) {
 	// Not parallel: it counts the process's goroutines.
 	tests := []struct {
 		name    string
-		stop    func(*Stream, context.CancelFunc)
+		stop    func(*itick.Stream, context.CancelFunc)
 		wantErr error
 	}{
-		{"Close", func(s *Stream, _ context.CancelFunc) { s.Close() }, nil},
-		{"cancel", func(_ *Stream, cancel context.CancelFunc) { cancel() }, context.Canceled},
+		{"Close", func(s *itick.Stream, _ context.CancelFunc) { s.Close() }, nil},
+		{"cancel", func(_ *itick.Stream, cancel context.CancelFunc) { cancel() }, context.Canceled},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -511,7 +511,7 @@ func TestStream_CloseLeavesNoGoroutine(t *testing.T) {
 			srv := httptest.NewServer(sim)
 			defer srv.Close()
 			defer sim.Close()
-			c, err := NewClient(simToken, WithBaseURL(srv.URL), WithBackoff(time.Millisecond, 5*time.Millisecond))
+			c, err := itick.NewClient(simToken, itick.WithBaseURL(srv.URL), itick.WithBackoff(time.Millisecond, 5*time.Millisecond))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -519,11 +519,11 @@ func TestStream_CloseLeavesNoGoroutine(t *testing.T) {
 
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			s, err := c.Stream(ctx, "stock", WithSymbolsPerConn(2), WithHeartbeat(5*time.Millisecond, time.Second))
+			s, err := c.Stream(ctx, "stock", itick.WithSymbolsPerConn(2), itick.WithHeartbeat(5*time.Millisecond, time.Second))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := s.Subscribe(within(t), []string{"1$HK", "2$HK", "3$HK", "4$HK", "5$HK"}, ChannelQuote, ChannelDepth); err != nil {
+			if err := s.Subscribe(within(t), []string{"1$HK", "2$HK", "3$HK", "4$HK", "5$HK"}, itick.ChannelQuote, itick.ChannelDepth); err != nil {
 				t.Fatal(err)
 			}
 			for range 50 {
@@ -547,26 +547,23 @@ func TestStreamURL(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		base string
-		opts []StreamOption
+		opts []itick.StreamOption
 		want string
 	}{
 		{"https://api.itick.org", nil, "wss://api.itick.org/stock"},
 		{"http://127.0.0.1:8080/prefix/", nil, "ws://127.0.0.1:8080/prefix/stock"},
-		{"https://api.itick.org", []StreamOption{WithStreamURL("wss://stream.example.com/ws/")}, "wss://stream.example.com/ws/stock"},
-		{"https://api.itick.org", []StreamOption{WithStreamURL("http://localhost:9")}, "ws://localhost:9/stock"},
+		{"https://api.itick.org", []itick.StreamOption{itick.WithStreamURL("wss://stream.example.com/ws/")}, "wss://stream.example.com/ws/stock"},
+		{"https://api.itick.org", []itick.StreamOption{itick.WithStreamURL("http://localhost:9")}, "ws://localhost:9/stock"},
 	}
 	for _, tt := range tests {
-		c, err := NewClient("tok", WithBaseURL(tt.base))
+		c, err := itick.NewClient("tok", itick.WithBaseURL(tt.base))
 		if err != nil {
 			t.Fatal(err)
 		}
-		set := streamSettings{url: streamURL(c.baseURL)}
-		for _, o := range tt.opts {
-			if err := o(&set); err != nil {
-				t.Fatal(err)
-			}
+		u, err := itick.StreamURL(c, tt.opts...)
+		if err != nil {
+			t.Fatal(err)
 		}
-		u := *set.url
 		u.Path += "/stock"
 		if got := u.String(); got != tt.want {
 			t.Errorf("base %s: URL = %s, want %s", tt.base, got, tt.want)
@@ -579,7 +576,7 @@ func TestStream_TokenStaysOutOfLogsAndErrors(t *testing.T) {
 	sim, srv := startSim(t, wssim.Config{PushInterval: 5 * time.Millisecond})
 	var logs testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c, err := NewClient(simToken, WithBaseURL(srv.URL), WithLogger(logger), WithBackoff(time.Millisecond, 5*time.Millisecond))
+	c, err := itick.NewClient(simToken, itick.WithBaseURL(srv.URL), itick.WithLogger(logger), itick.WithBackoff(time.Millisecond, 5*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -588,11 +585,11 @@ func TestStream_TokenStaysOutOfLogsAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.Subscribe(within(t), []string{"700$HK"}, ChannelQuote); err != nil {
+	if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
 		t.Fatal(err)
 	}
 	sim.DropAll()
-	gap := next(t, s, func(ev Event) bool { _, ok := ev.(GapEvent); return ok }).(GapEvent)
+	gap := next(t, s, func(ev itick.Event) bool { _, ok := ev.(itick.GapEvent); return ok }).(itick.GapEvent)
 	s.Close()
 
 	out := logs.String()
@@ -609,8 +606,8 @@ func TestStream_TokenStaysOutOfLogsAndErrors(t *testing.T) {
 func TestStream_SubscribeWhileReconnecting(t *testing.T) {
 	t.Parallel()
 	sim, srv := startSim(t, wssim.Config{PushInterval: 5 * time.Millisecond})
-	s := openStream(t, srv, "stock", WithDialTimeout(time.Second))
-	if err := s.Subscribe(within(t), []string{"700$HK"}, ChannelQuote); err != nil {
+	s := openStream(t, srv, "stock", itick.WithDialTimeout(time.Second))
+	if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
 		t.Fatal(err)
 	}
 	sim.SetSilent(true) // the reconnection hangs before authentication
@@ -618,7 +615,7 @@ func TestStream_SubscribeWhileReconnecting(t *testing.T) {
 	eventually(t, "a reconnection", func() bool { return sim.Accepted() >= 2 })
 
 	errc := make(chan error, 1)
-	go func() { errc <- s.Subscribe(within(t), []string{"AAPL$US"}, ChannelQuote) }()
+	go func() { errc <- s.Subscribe(within(t), []string{"AAPL$US"}, itick.ChannelQuote) }()
 	sim.SetSilent(false)
 	select {
 	case err := <-errc:
@@ -628,8 +625,8 @@ func TestStream_SubscribeWhileReconnecting(t *testing.T) {
 	case <-within(t).Done():
 		t.Fatal("Subscribe did not return")
 	}
-	next(t, s, func(ev Event) bool { q, ok := ev.(QuoteEvent); return ok && q.Code == "AAPL" })
-	next(t, s, func(ev Event) bool { q, ok := ev.(QuoteEvent); return ok && q.Code == "700" })
+	next(t, s, func(ev itick.Event) bool { q, ok := ev.(itick.QuoteEvent); return ok && q.Code == "AAPL" })
+	next(t, s, func(ev itick.Event) bool { q, ok := ev.(itick.QuoteEvent); return ok && q.Code == "700" })
 	if n := sim.Subscriptions(); n != 2 {
 		t.Errorf("server has %d products, want 2", n)
 	}

@@ -1,0 +1,58 @@
+package itick
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/d19c4e34/itick/internal/codec"
+	"github.com/d19c4e34/itick/internal/redact"
+)
+
+// The names below open internals to the external tests (package
+// itick_test), which see them as itick.X.
+
+// Decode runs a response held in blocks through the decoder every call
+// uses, with read as the data's reader.
+func Decode[T any](path string, status int, header http.Header, blocks [][]byte, red *redact.Redactor,
+	read codec.Reader[T]) (T, error) {
+	return decode(path, status, header, blocks, red, read)
+}
+
+// The readers of the batch answers: quotes, depth books and candles keyed
+// by code.
+var (
+	QuotesReader = quotesReader.Read
+	BooksReader  = booksReader.Read
+	SeriesReader = seriesReader.Read
+)
+
+// PlanLimiter is the limiter a client of plan p paces its calls with
+// unless told otherwise.
+func PlanLimiter(p Plan) Limiter { return p.limiter() }
+
+// StreamSubscriptions is what s holds as subscribed: each product's
+// acknowledged channels.
+func StreamSubscriptions(s *Stream) map[string][]string { return s.e.Subscriptions() }
+
+// StreamHolds reports whether s holds sym, acknowledged or still waiting
+// for its acknowledgement.
+func StreamHolds(s *Stream, sym string) bool { return s.e.Holds(sym) }
+
+// StreamURL is the address a Stream of c, opened with opts, dials, before
+// the asset class's path is added.
+func StreamURL(c *Client, opts ...StreamOption) (url.URL, error) {
+	set := streamSettings{url: streamURL(c.baseURL)}
+	for _, o := range opts {
+		if err := o(&set); err != nil {
+			return url.URL{}, err
+		}
+	}
+	return *set.url, nil
+}
+
+// ReplayFrames are the pushes of the replayed stream the decoder tests
+// and the stream benchmarks read, over ReplaySymbols products.
+var ReplayFrames = replayFrames
+
+// ReplaySymbols is how many products ReplayFrames carry.
+const ReplaySymbols = replaySymbols
