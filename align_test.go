@@ -163,8 +163,8 @@ func TestAlign_EmptyDataIsNotFound(t *testing.T) {
 		for _, tc := range calls {
 			t.Run(fx+tc.path, func(t *testing.T) {
 				t.Parallel()
-				c, mt := xClient(t)
-				xServe(mt, tc.path, string(fixture(t, fx)))
+				c, mt := newMockClient(t, testToken)
+				mt.RegisterResponder(http.MethodGet, mockBase+tc.path, body(http.StatusOK, string(fixture(t, fx))))
 				got, err := tc.call(t.Context(), c)
 				if !errors.Is(err, itick.ErrNotFound) {
 					t.Fatalf("err = %v, want ErrNotFound", err)
@@ -177,8 +177,8 @@ func TestAlign_EmptyDataIsNotFound(t *testing.T) {
 	}
 	t.Run("kline {}", func(t *testing.T) {
 		t.Parallel()
-		c, mt := xClient(t)
-		xServe(mt, "/stock/kline", string(fixture(t, "empty_data_object.json")))
+		c, mt := newMockClient(t, testToken)
+		mt.RegisterResponder(http.MethodGet, mockBase+"/stock/kline", body(http.StatusOK, string(fixture(t, "empty_data_object.json"))))
 		ks, err := c.Stock.Kline(t.Context(), itick.RegionHK, "700", itick.OneDay, 5)
 		if !errors.Is(err, itick.ErrNotFound) || ks != nil {
 			t.Fatalf("Kline = %v, %v; want nil, ErrNotFound", ks, err)
@@ -187,8 +187,8 @@ func TestAlign_EmptyDataIsNotFound(t *testing.T) {
 	t.Run("batch", func(t *testing.T) {
 		t.Parallel()
 		for _, fx := range []string{"empty_data_null.json", "empty_data_object.json"} {
-			c, mt := xClient(t)
-			xServe(mt, "/stock/quotes", string(fixture(t, fx)))
+			c, mt := newMockClient(t, testToken)
+			mt.RegisterResponder(http.MethodGet, mockBase+"/stock/quotes", body(http.StatusOK, string(fixture(t, fx))))
 			m, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 			if err != nil || m == nil || len(m) != 0 {
 				t.Fatalf("%s: Quotes = %v (nil: %v), %v; want an empty map", fx, m, m == nil, err)

@@ -96,7 +96,7 @@ func TestBehaviour1_InvalidInputSendsNothing(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, mt := newMockClient(t)
+			c, mt := newMockClient(t, testToken)
 			mt.RegisterNoResponder(echoQuotes())
 			err := tc.call(c)
 			if !errors.Is(err, itick.ErrInvalidArgument) {
@@ -116,7 +116,7 @@ func TestBehaviour1_InvalidInputSendsNothing(t *testing.T) {
 // SDK's documented default, since the service requires limit.
 func TestBehaviour1_NewsLimitZeroSendsDefault(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t)
+	c, mt := newMockClient(t, testToken)
 	var rec recorder
 	mt.RegisterResponder("GET", mockBase+"/news", record(&rec, body(200, string(fixture(t, "news_page2.json")))))
 	if _, err := c.News.List(t.Context(), itick.NewsQuery{Market: "stock", Lang: "en"}); err != nil {
@@ -131,7 +131,7 @@ func TestBehaviour1_NewsLimitZeroSendsDefault(t *testing.T) {
 // de-duplicated, first occurrence first, and case is kept.
 func TestBehaviour1_CodesTrimmedDedupedCaseKept(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t)
+	c, mt := newMockClient(t, testToken)
 	var rec recorder
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", record(&rec, echoQuotes()))
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionUS, []string{" aapl", "AAPL ", "aapl", "\tMSFT\n", "AAPL", "Msft"})
@@ -224,7 +224,7 @@ func TestBehaviour2_ChunksByPlanAndConcurrency(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, mt := newMockClient(t, tc.opts...)
+			c, mt := newMockClient(t, testToken, tc.opts...)
 			srv := newChunkServer(tc.concurrency)
 			mt.RegisterResponder("GET", mockBase+"/stock/quotes", srv.responder(nil))
 			in := codes(tc.n)
@@ -263,7 +263,7 @@ func TestBehaviour2_MissingCodeIsAbsent(t *testing.T) {
 	for _, batchSize := range []int{10, 2} {
 		t.Run(fmt.Sprintf("batch%d", batchSize), func(t *testing.T) {
 			t.Parallel()
-			c, mt := newMockClient(t, itick.WithBatchSize(batchSize))
+			c, mt := newMockClient(t, testToken, itick.WithBatchSize(batchSize))
 			mt.RegisterResponder("GET", mockBase+"/crypto/quotes", func(req *http.Request) (*http.Response, error) {
 				return httpmock.NewStringResponse(200, quotesEnvelope(requestedCodes(req), map[string]bool{"C3": true})), nil
 			})
@@ -285,7 +285,7 @@ func TestBehaviour2_MissingCodeIsAbsent(t *testing.T) {
 // that chunk's *APIError itself, not a *BatchError.
 func TestBehaviour3_SingleChunkErrorAsIs(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t)
+	c, mt := newMockClient(t, testToken)
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(401, string(fixture(t, "error_gateway.json"))))
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, codes(10))
 	if got != nil {
@@ -313,7 +313,7 @@ func TestBehaviour3_SingleChunkErrorAsIs(t *testing.T) {
 // naming exactly the missing codes; errors.Is/As see each chunk's error.
 func TestBehaviour3_PartialResultsAndBatchError(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t, itick.WithBatchSize(2), itick.WithRetries(0))
+	c, mt := newMockClient(t, testToken, itick.WithBatchSize(2), itick.WithRetries(0))
 	mt.RegisterResponder("GET", mockBase+"/stock/klines", func(req *http.Request) (*http.Response, error) {
 		cs := requestedCodes(req)
 		switch cs[0] {
@@ -381,7 +381,7 @@ func TestBehaviour3_PartialResultsAndBatchError(t *testing.T) {
 // *BatchError with every code, and an empty map.
 func TestBehaviour3_AllChunksFail(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t, itick.WithBatchSize(3), itick.WithRetries(0))
+	c, mt := newMockClient(t, testToken, itick.WithBatchSize(3), itick.WithRetries(0))
 	mt.RegisterResponder("GET", mockBase+"/future/quotes", body(500, "upstream exploded"))
 	got, err := c.Future.Quotes(t.Context(), itick.RegionUS, codes(7))
 	var be *itick.BatchError
@@ -434,7 +434,7 @@ func TestBehaviour4_KlinesSortedOldestFirst(t *testing.T) {
 	for _, svc := range services {
 		t.Run(svc.name, func(t *testing.T) {
 			t.Parallel()
-			c, mt := newMockClient(t)
+			c, mt := newMockClient(t, testToken)
 			mt.RegisterResponder("GET", mockBase+svc.path, body(200, envelope))
 			got, err := svc.fn(c)(t.Context(), "XX", []string{"A", "B"}, itick.OneMinute, n)
 			if err != nil {

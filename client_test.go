@@ -98,7 +98,7 @@ func TestNewClient_Defaults(t *testing.T) {
 func TestNewClient_BaseURLPathPrefix(t *testing.T) {
 	t.Parallel()
 	for _, base := range []string{"https://gw.example.test/itick", "https://gw.example.test/itick/"} {
-		c, mt := newMockClient(t, itick.WithBaseURL(base))
+		c, mt := newMockClient(t, testToken, itick.WithBaseURL(base))
 		mt.RegisterResponder("GET", "https://gw.example.test/itick/stock/quotes", body(200, okQuotes))
 		if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
 			t.Errorf("%s: %v", base, err)
@@ -248,7 +248,7 @@ func TestOptions_LimiterOrder(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var lim countingLimiter
-			c, mt := newMockClient(t, tc.opts(&lim)...)
+			c, mt := newMockClient(t, testToken, tc.opts(&lim)...)
 			mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
 			for range 2 {
 				if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
@@ -292,7 +292,7 @@ func TestOptions_DefaultLimiterFollowsPlan(t *testing.T) {
 // TestClient_ConcurrentUse: one client serves many goroutines at once.
 func TestClient_ConcurrentUse(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t, itick.WithBatchSize(3))
+	c, mt := newMockClient(t, testToken, itick.WithBatchSize(3))
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", echoQuotes())
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)

@@ -19,8 +19,6 @@ import (
 // The end-to-end tests run the SDK against the simulator in markettest:
 // real HTTP on 127.0.0.1, the service's wire form, its rules and faults.
 
-var e2eNow = time.Date(2025, 6, 3, 14, 30, 15, 250_000_000, time.UTC)
-
 func e2eServer(t *testing.T, opts ...markettest.Option) (*markettest.Server, *itick.Client) {
 	t.Helper()
 	srv := markettest.NewServer(append([]markettest.Option{markettest.WithClock(func() time.Time { return e2eNow })}, opts...)...)

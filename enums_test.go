@@ -18,7 +18,7 @@ func TestInterval_WireKType(t *testing.T) {
 	t.Parallel()
 	intervals := []itick.Interval{itick.OneMinute, itick.FiveMinutes, itick.FifteenMinutes, itick.ThirtyMinutes, itick.OneHour,
 		itick.TwoHours, itick.FourHours, itick.OneDay, itick.OneWeek, itick.OneMonth}
-	c, mt := newMockClient(t)
+	c, mt := newMockClient(t, testToken)
 	var rec recorder
 	mt.RegisterResponder("GET", mockBase+"/crypto/klines", record(&rec, body(200, `{"code":0,"msg":null,"data":{}}`)))
 	for _, iv := range intervals {
@@ -67,7 +67,7 @@ func TestInterval_StringAndDuration(t *testing.T) {
 // one with characters no region has is refused before sending.
 func TestRegion_OpenEnded(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t)
+	c, mt := newMockClient(t, testToken)
 	var rec recorder
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", record(&rec, echoQuotes()))
 	if _, err := c.Stock.Quotes(t.Context(), itick.Region("VN"), []string{"VNM"}); err != nil {
@@ -91,7 +91,7 @@ func TestRegion_OpenEnded(t *testing.T) {
 // string reach the service intact.
 func TestCodes_Escaped(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t)
+	c, mt := newMockClient(t, testToken)
 	var rec recorder
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", record(&rec, echoQuotes()))
 	in := []string{"BRK.B", "A&B", "X=Y", "ES#1", "600519.SH", "a b"}

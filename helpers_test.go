@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,10 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jarcoal/httpmock"
 	"golang.org/x/time/rate"
 
 	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/markettest"
 )
 
 // testToken is the token every test client sends. Tests look for it in
@@ -46,21 +49,64 @@ func fastOpts() []itick.Option {
 	}
 }
 
-// newMockClient returns a client whose requests go to a fresh mock
-// transport; opts apply after the fast defaults, so they win.
-func newMockClient(t testing.TB, opts ...itick.Option) (*itick.Client, *httpmock.MockTransport) {
+// The client/server builders. Each gives a client with fastOpts unless a
+// test's opts say otherwise; opts apply after them and win.
+
+// newMockClient returns a client sending token whose requests go to a
+// fresh httpmock transport.
+func newMockClient(t testing.TB, token string, opts ...itick.Option) (*itick.Client, *httpmock.MockTransport) {
 	t.Helper()
 	mt := httpmock.NewMockTransport()
 	all := append([]itick.Option{itick.WithHTTPClient(&http.Client{Transport: mt})}, fastOpts()...)
-	c, err := itick.NewClient(testToken, append(all, opts...)...)
+	c, err := itick.NewClient(token, append(all, opts...)...)
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
 	return c, mt
 }
 
-// newServerClient returns a client talking to the httptest server at base.
-func newServerClient(t testing.TB, base string, opts ...itick.Option) *itick.Client {
+// newServerClient starts srv on 127.0.0.1, unless the test started it
+// already (as a TLS server, say), closes it when the test ends, and
+// returns a client of it sending token. A handler with a Close method,
+// such as a stream simulator, is closed before the server.
+func newServerClient(t testing.TB, srv *httptest.Server, token string, opts ...itick.Option) *itick.Client {
+	t.Helper()
+	if srv.URL == "" {
+		srv.Start()
+	}
+	t.Cleanup(func() {
+		if h, ok := srv.Config.Handler.(interface{ Close() }); ok {
+			h.Close()
+		}
+		srv.Close()
+	})
+	all := append([]itick.Option{itick.WithBaseURL(srv.URL)}, fastOpts()...)
+	c, err := itick.NewClient(token, append(all, opts...)...)
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	return c
+}
+
+// e2eNow is the simulator's clock unless a test sets another.
+var e2eNow = time.Date(2025, 6, 3, 14, 30, 15, 250_000_000, time.UTC)
+
+// newSimClient starts the markettest simulator with simOpts, its clock
+// stopped at e2eNow unless simOpts set another, closes it when the test
+// ends, and returns its own client (markettest.Server.Client) with opts.
+func newSimClient(t testing.TB, simOpts []markettest.Option, opts ...itick.Option) (*itick.Client, *markettest.Server) {
+	t.Helper()
+	srv := markettest.NewServer(append([]markettest.Option{markettest.WithClock(func() time.Time { return e2eNow })}, simOpts...)...)
+	t.Cleanup(srv.Close)
+	c, err := srv.Client(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, srv
+}
+
+// serverClientAt returns a client talking to the httptest server at base.
+func serverClientAt(t testing.TB, base string, opts ...itick.Option) *itick.Client {
 	t.Helper()
 	all := append([]itick.Option{itick.WithBaseURL(base)}, fastOpts()...)
 	c, err := itick.NewClient(testToken, append(all, opts...)...)
@@ -72,9 +118,10 @@ func newServerClient(t testing.TB, base string, opts ...itick.Option) *itick.Cli
 
 // seen is what a responder saw of one request.
 type seen struct {
-	Path   string
-	Query  url.Values
-	Header http.Header
+	Path        string
+	EscapedPath string // as sent
+	Query       url.Values
+	Header      http.Header
 }
 
 // recorder keeps every request a responder saw, safe for concurrent use.
@@ -86,7 +133,7 @@ type recorder struct {
 func (r *recorder) add(req *http.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.reqs = append(r.reqs, seen{Path: req.URL.Path, Query: req.URL.Query(), Header: req.Header.Clone()})
+	r.reqs = append(r.reqs, seen{Path: req.URL.Path, EscapedPath: req.URL.EscapedPath(), Query: req.URL.Query(), Header: req.Header.Clone()})
 }
 
 func (r *recorder) all() []seen {
@@ -180,6 +227,9 @@ func (l *blockingLimiter) Wait(ctx context.Context) error {
 // ms is a Unix millisecond timestamp as the UTC time the SDK decodes.
 func ms(v int64) time.Time { return time.UnixMilli(v).UTC() }
 
+// sec is a Unix timestamp in seconds as the UTC time the SDK decodes.
+func sec(v int64) time.Time { return time.Unix(v, 0).UTC() }
+
 // lv builds a DepthLevel.
 func lv(level int, price, volume, orders float64) itick.DepthLevel {
 	return itick.DepthLevel{Level: level, Price: price, Volume: volume, Orders: orders}
@@ -216,3 +266,46 @@ func waitOrFail[T any](t testing.TB, ch <-chan T, what string) T {
 		return zero
 	}
 }
+
+// query is a url.Values of key-value pairs.
+func query(kv ...string) url.Values {
+	v := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		v.Set(kv[i], kv[i+1])
+	}
+	return v
+}
+
+// roundTrip decodes data into a T, encodes it, decodes that again and
+// checks the two values are equal.
+func roundTrip[T any](t *testing.T, data []byte) (T, []byte) {
+	t.Helper()
+	var first T
+	if err := json.Unmarshal(data, &first); err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	wire, err := json.Marshal(first)
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	var second T
+	if err := json.Unmarshal(wire, &second); err != nil {
+		t.Fatalf("decode of %s: %v", wire, err)
+	}
+	if diff := cmp.Diff(first, second); diff != "" {
+		t.Errorf("round trip changed the value (-first +second):\n%s\nwire: %s", diff, wire)
+	}
+	return first, wire
+}
+
+// fixtureData returns the data member of a fixture's envelope.
+func fixtureData(t *testing.T, name string) json.RawMessage {
+	t.Helper()
+	var env struct{ Data json.RawMessage }
+	if err := json.Unmarshal(fixture(t, name), &env); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return env.Data
+}
+
+func date(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }

@@ -157,7 +157,7 @@ func newRangeService(t *testing.T, s *rangeService, opts ...itick.Option) *itick
 	t.Helper()
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	return newServerClient(t, srv.URL, opts...)
+	return serverClientAt(t, srv.URL, opts...)
 }
 
 var (

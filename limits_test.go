@@ -35,7 +35,7 @@ func (l failingLimiter) Wait(context.Context) error { return l.err }
 func TestBehaviour13_LimiterErrorKeepsItsCause(t *testing.T) {
 	t.Parallel()
 	down := &storeDownError{addr: "10.0.0.7:6379"}
-	c, mt := newMockClient(t, itick.WithLimiter(failingLimiter{down}))
+	c, mt := newMockClient(t, testToken, itick.WithLimiter(failingLimiter{down}))
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
 	ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
 	defer cancel()
@@ -125,7 +125,7 @@ func TestBehaviour11_RefusalEndsTheBatch(t *testing.T) {
 				io.WriteString(w, tc.body)
 			}))
 			defer srv.Close()
-			c := newServerClient(t, srv.URL, itick.WithPlan(itick.PlanBase), itick.WithConcurrency(1))
+			c := serverClientAt(t, srv.URL, itick.WithPlan(itick.PlanBase), itick.WithConcurrency(1))
 			got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, codes(300))
 			if _, ok := err.(*itick.APIError); !ok {
 				t.Fatalf("err = %v (%T), want the chunk's *APIError as it is", err, err)
@@ -170,7 +170,7 @@ func TestBehaviour11_RefusalCancelsChunksInFlight(t *testing.T) {
 		cancelled.Add(1)
 	}))
 	defer srv.Close()
-	c := newServerClient(t, srv.URL, itick.WithBatchSize(10), itick.WithConcurrency(conc))
+	c := serverClientAt(t, srv.URL, itick.WithBatchSize(10), itick.WithConcurrency(conc))
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, codes(300))
@@ -215,7 +215,7 @@ func TestBehaviour11_LongRetryAfterSendsNoMoreChunks(t *testing.T) {
 		io.WriteString(w, quotesEnvelope(cs, nil))
 	}))
 	defer srv.Close()
-	c := newServerClient(t, srv.URL, itick.WithBatchSize(2), itick.WithConcurrency(1), itick.WithRetries(3))
+	c := serverClientAt(t, srv.URL, itick.WithBatchSize(2), itick.WithConcurrency(1), itick.WithRetries(3))
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, codes(10))
 	var be *itick.BatchError
 	if !errors.As(err, &be) {
@@ -280,7 +280,7 @@ func TestBehaviour11_LongRetryAfterKeepsChunksInFlight(t *testing.T) {
 		io.WriteString(w, quotesEnvelope(cs, nil))
 	}))
 	defer srv.Close()
-	c := newServerClient(t, srv.URL, itick.WithBatchSize(2), itick.WithConcurrency(2))
+	c := serverClientAt(t, srv.URL, itick.WithBatchSize(2), itick.WithConcurrency(2))
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, codes(10))
 	var be *itick.BatchError
 	if !errors.As(err, &be) {
@@ -463,7 +463,7 @@ func TestBehaviour10_PagingStopsAtAnyRepeatedPage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv, n := pageCycler(t, tc.path, tc.pages...)
-			c := newServerClient(t, srv.URL)
+			c := serverClientAt(t, srv.URL)
 			var got []string
 			for code, err := range tc.iter(c, t.Context()) {
 				if err != nil {
@@ -495,7 +495,7 @@ func TestNewsGetRejectsDotSegments(t *testing.T) {
 		http.NotFound(w, nil)
 	}))
 	defer srv.Close()
-	c := newServerClient(t, srv.URL)
+	c := serverClientAt(t, srv.URL)
 	for _, id := range []string{".", "..", " .. ", "%2e", "%2E", "%2e%2E", ".%2e", "%2e."} {
 		_, err := c.News.Get(t.Context(), id, "en")
 		if !errors.Is(err, itick.ErrInvalidArgument) {
@@ -523,7 +523,7 @@ func TestNewsGetIDStaysOneSegment(t *testing.T) {
 		io.WriteString(w, `{"code":404,"msg":"not found"}`)
 	}))
 	defer srv.Close()
-	c := newServerClient(t, srv.URL+"/v1", itick.WithRetries(0))
+	c := serverClientAt(t, srv.URL+"/v1", itick.WithRetries(0))
 	for _, tc := range []struct{ id, path, escaped string }{
 		{"../stock/quote", "/v1/news/../stock/quote", "/v1/news/..%2Fstock%2Fquote"},
 		{"a?lang=zh", "/v1/news/a?lang=zh", "/v1/news/a%3Flang=zh"},

@@ -61,7 +61,7 @@ func (lab *originLab) client(t *testing.T, base string) *itick.Client {
 	}
 	tr.TLSClientConfig = &tls.Config{RootCAs: tr.TLSClientConfig.RootCAs, ServerName: "example.com"}
 	t.Cleanup(tr.CloseIdleConnections)
-	return newServerClient(t, base, itick.WithHTTPClient(&http.Client{Transport: tr}))
+	return serverClientAt(t, base, itick.WithHTTPClient(&http.Client{Transport: tr}))
 }
 
 func (lab *originLab) token(key string) (string, bool) {

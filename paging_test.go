@@ -71,7 +71,7 @@ func TestBehaviour10_SplitsPaging(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, mt := newMockClient(t)
+			c, mt := newMockClient(t, testToken)
 			var rec recorder
 			if tc.fixed != "" {
 				mt.RegisterResponder("GET", mockBase+"/stock/split", record(&rec, body(200, tc.fixed)))
@@ -107,7 +107,7 @@ func TestBehaviour10_SplitsPaging(t *testing.T) {
 // no further page.
 func TestBehaviour10_SplitsBreakStopsFetching(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t)
+	c, mt := newMockClient(t, testToken)
 	var rec recorder
 	mt.RegisterResponder("GET", mockBase+"/stock/split",
 		splitServer(t, &rec, splitPage(0, 2, 0, false), splitPage(1, 2, 0, false), splitPage(2, 2, 0, true)))
@@ -130,7 +130,7 @@ func TestBehaviour10_SplitsBreakStopsFetching(t *testing.T) {
 // the records already read, and ends the sequence.
 func TestBehaviour10_SplitsErrorEndsSequence(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t, itick.WithRetries(0))
+	c, mt := newMockClient(t, testToken, itick.WithRetries(0))
 	mt.RegisterResponder("GET", mockBase+"/stock/split",
 		sequence(body(200, splitPage(0, 2, 0, false)), body(200, string(fixture(t, "error_e002.json")))))
 	var recs, errs int
@@ -203,7 +203,7 @@ func TestBehaviour10_NewsAllCursor(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, mt := newMockClient(t)
+			c, mt := newMockClient(t, testToken)
 			var rec recorder
 			rs := make([]httpmock.Responder, len(tc.pages))
 			for i, p := range tc.pages {
@@ -242,7 +242,7 @@ func TestBehaviour10_NewsAllCursor(t *testing.T) {
 // no further page.
 func TestBehaviour10_NewsAllBreakStopsFetching(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t)
+	c, mt := newMockClient(t, testToken)
 	mt.RegisterResponder("GET", mockBase+"/news", sequence(
 		body(200, newsPage([]string{"a", "b"}, "c1", true)),
 		body(200, newsPage([]string{"c", "d"}, "c2", true)),
@@ -262,7 +262,7 @@ func TestBehaviour10_NewsAllBreakStopsFetching(t *testing.T) {
 // ends the sequence.
 func TestBehaviour10_NewsAllErrorEndsSequence(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t, itick.WithRetries(0))
+	c, mt := newMockClient(t, testToken, itick.WithRetries(0))
 	mt.RegisterResponder("GET", mockBase+"/news", sequence(
 		body(200, newsPage([]string{"a"}, "c1", true)), body(401, string(fixture(t, "error_gateway.json")))))
 	var items, errs int

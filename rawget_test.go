@@ -89,7 +89,7 @@ func TestGetRequest(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := newScriptServer(t, ok(`{"code":0,"msg":null,"data":{"x":1}}`))
-			c := newServerClient(t, srv.URL+tt.basePath, itick.WithUserAgent("bot/2"))
+			c := serverClientAt(t, srv.URL+tt.basePath, itick.WithUserAgent("bot/2"))
 			var got json.RawMessage
 			if err := c.Get(t.Context(), tt.path, tt.query, &got); err != nil {
 				t.Fatal(err)
@@ -118,7 +118,7 @@ func TestGetRequest(t *testing.T) {
 func TestGetRefusesBadPaths(t *testing.T) {
 	t.Parallel()
 	srv := newScriptServer(t, ok(`{"code":0,"data":{}}`))
-	c := newServerClient(t, srv.URL+"/v1")
+	c := serverClientAt(t, srv.URL+"/v1")
 	bad := []string{
 		"",
 		"stock/quote",
@@ -214,7 +214,7 @@ func TestGetDecodesAsEncodingJSON(t *testing.T) {
 		t.Run(body, func(t *testing.T) {
 			t.Parallel()
 			srv := newScriptServer(t, ok(body))
-			c := newServerClient(t, srv.URL)
+			c := serverClientAt(t, srv.URL)
 			if got, want := getLikeJSON(t, c, body, json.RawMessage(nil)); string(got) != string(want) {
 				t.Errorf("RawMessage %q, encoding/json %q", got, want)
 			}
@@ -262,7 +262,7 @@ func TestGetAppliesTheSuccessRule(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := newScriptServer(t, tt.reply)
-			c := newServerClient(t, srv.URL)
+			c := serverClientAt(t, srv.URL)
 			for _, out := range []any{nil, new(json.RawMessage)} {
 				err := c.Get(t.Context(), "/symbol/info", url.Values{"code": {"700"}}, out)
 				var apiErr *itick.APIError
@@ -295,7 +295,7 @@ func TestGetRetries(t *testing.T) {
 			scriptReply{status: 503, body: `busy`},
 			ok(okBody))
 		lim := &countingLimiter{}
-		c := newServerClient(t, srv.URL, itick.WithLimiter(lim))
+		c := serverClientAt(t, srv.URL, itick.WithLimiter(lim))
 		var got []int
 		if err := c.Get(t.Context(), "/stock/quote", nil, &got); err != nil {
 			t.Fatal(err)
@@ -307,7 +307,7 @@ func TestGetRetries(t *testing.T) {
 	t.Run("Retry-After past the bound", func(t *testing.T) {
 		t.Parallel()
 		srv := newScriptServer(t, scriptReply{status: 429, header: http.Header{"Retry-After": {"3600"}}, body: `{}`})
-		c := newServerClient(t, srv.URL)
+		c := serverClientAt(t, srv.URL)
 		err := c.Get(t.Context(), "/stock/quote", nil, nil)
 		var apiErr *itick.APIError
 		if !errors.Is(err, itick.ErrRateLimited) || !errors.As(err, &apiErr) || apiErr.RetryAfter != time.Hour {
@@ -320,7 +320,7 @@ func TestGetRetries(t *testing.T) {
 	t.Run("not retried", func(t *testing.T) {
 		t.Parallel()
 		srv := newScriptServer(t, scriptReply{status: 400, body: `{"code":400,"msg":"bad"}`}, ok(okBody))
-		c := newServerClient(t, srv.URL)
+		c := serverClientAt(t, srv.URL)
 		if err := c.Get(t.Context(), "/stock/quote", nil, nil); err == nil || len(srv.requests()) != 1 {
 			t.Errorf("%v after %d requests, want an error after 1", err, len(srv.requests()))
 		}
@@ -328,7 +328,7 @@ func TestGetRetries(t *testing.T) {
 	t.Run("retries off", func(t *testing.T) {
 		t.Parallel()
 		srv := newScriptServer(t, scriptReply{status: 503, body: `busy`}, ok(okBody))
-		c := newServerClient(t, srv.URL, itick.WithRetries(0))
+		c := serverClientAt(t, srv.URL, itick.WithRetries(0))
 		if err := c.Get(t.Context(), "/stock/quote", nil, nil); err == nil || len(srv.requests()) != 1 {
 			t.Errorf("%v after %d requests, want an error after 1", err, len(srv.requests()))
 		}
@@ -341,7 +341,7 @@ func TestGetSizeBound(t *testing.T) {
 	t.Parallel()
 	big := `{"code":0,"data":"` + strings.Repeat("x", 4096) + `"}`
 	srv := newScriptServer(t, ok(big))
-	c := newServerClient(t, srv.URL, itick.WithMaxResponseBytes(1024))
+	c := serverClientAt(t, srv.URL, itick.WithMaxResponseBytes(1024))
 	var got json.RawMessage
 	err := c.Get(t.Context(), "/news", nil, &got)
 	if err == nil || got != nil {
@@ -357,7 +357,7 @@ func TestGetCancelled(t *testing.T) {
 	t.Parallel()
 	lim := &blockingLimiter{entered: make(chan struct{}, 1)}
 	srv := newScriptServer(t, ok(`{"code":0}`))
-	c := newServerClient(t, srv.URL, itick.WithLimiter(lim))
+	c := serverClientAt(t, srv.URL, itick.WithLimiter(lim))
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- c.Get(ctx, "/stock/quote", nil, nil) }()
@@ -381,7 +381,7 @@ func TestGetKeepsTheToken(t *testing.T) {
 		scriptReply{status: 500, body: `{"code":500,"msg":"bad token ` + testToken + `"}`})
 	var logs testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c := newServerClient(t, home.URL, itick.WithLogger(logger), itick.WithRetries(0))
+	c := serverClientAt(t, home.URL, itick.WithLogger(logger), itick.WithRetries(0))
 
 	var got map[string]bool
 	if err := c.Get(t.Context(), "/symbol/info", url.Values{"code": {"700"}}, &got); err != nil || !got["moved"] {

@@ -82,7 +82,7 @@ func TestBehaviour8_NoTokenFragmentInErrors(t *testing.T) {
 	t.Cleanup(srv.Close)
 	var logs testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c := newServerClient(t, srv.URL, itick.WithRetries(0), itick.WithLogger(logger))
+	c := serverClientAt(t, srv.URL, itick.WithRetries(0), itick.WithLogger(logger))
 	for name, body := range bodies {
 		for _, off := range offsets {
 			status, b := body(strings.Repeat("é", off/2) + strings.Repeat("x", off%2))

@@ -31,7 +31,7 @@ func TestBehaviour6_RetryableStatusesRetried(t *testing.T) {
 		for _, retries := range []int{0, 1, 3} {
 			t.Run(fmt.Sprintf("%d/retries%d", status, retries), func(t *testing.T) {
 				t.Parallel()
-				c, mt := newMockClient(t, itick.WithRetries(retries))
+				c, mt := newMockClient(t, testToken, itick.WithRetries(retries))
 				mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(status, `{"code":0,"msg":"busy"}`))
 				_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 				if n := mt.GetTotalCallCount(); n != retries+1 {
@@ -53,7 +53,7 @@ func TestBehaviour6_RetryableStatusesRetried(t *testing.T) {
 // statuses and then succeeds returns the success.
 func TestBehaviour6_RetryThenSuccess(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t, itick.WithRetries(3))
+	c, mt := newMockClient(t, testToken, itick.WithRetries(3))
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", sequence(body(503, "unavailable"), body(429, ""), body(200, okQuotes)))
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 	if err != nil {
@@ -73,7 +73,7 @@ func TestBehaviour6_OtherStatusesNotRetried(t *testing.T) {
 	for _, status := range []int{400, 401, 403, 404, 501} {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
 			t.Parallel()
-			c, mt := newMockClient(t, itick.WithRetries(3))
+			c, mt := newMockClient(t, testToken, itick.WithRetries(3))
 			mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(status, `{"message":"no"}`))
 			_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 			var apiErr *itick.APIError
@@ -90,7 +90,7 @@ func TestBehaviour6_OtherStatusesNotRetried(t *testing.T) {
 // TestBehaviour6_EnvelopeErrorsNotRetried: a 200 with an error text is final.
 func TestBehaviour6_EnvelopeErrorsNotRetried(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t, itick.WithRetries(3))
+	c, mt := newMockClient(t, testToken, itick.WithRetries(3))
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, string(fixture(t, "error_e003.json"))))
 	_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 	if !errors.Is(err, itick.ErrPlanLimit) {
@@ -108,7 +108,7 @@ func TestBehaviour6_TransportErrorsRetried(t *testing.T) {
 	for _, retries := range []int{0, 2} {
 		t.Run(fmt.Sprintf("retries%d", retries), func(t *testing.T) {
 			t.Parallel()
-			c, mt := newMockClient(t, itick.WithRetries(retries))
+			c, mt := newMockClient(t, testToken, itick.WithRetries(retries))
 			errReset := errors.New("read tcp 127.0.0.1:5000: connection reset by peer")
 			mt.RegisterResponder("GET", mockBase+"/stock/quotes", httpmock.NewErrorResponder(errReset))
 			_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
@@ -146,7 +146,7 @@ func TestBehaviour6_ConnectionResetRetried(t *testing.T) {
 		fmt.Fprint(w, okQuotes)
 	}))
 	defer srv.Close()
-	c := newServerClient(t, srv.URL, itick.WithRetries(3))
+	c := serverClientAt(t, srv.URL, itick.WithRetries(3))
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 	if err != nil {
 		t.Fatalf("err = %v", err)
@@ -190,7 +190,7 @@ func TestBehaviour6_RetryAfterHonoured(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, mt := newMockClient(t, itick.WithRetries(1))
+			c, mt := newMockClient(t, testToken, itick.WithRetries(1))
 			var st stamped
 			first := func(req *http.Request) (*http.Response, error) {
 				return withHeader(body(429, ""), "Retry-After", tc.value())(req)
@@ -229,7 +229,7 @@ func TestBehaviour6_LongRetryAfterNotWaited(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
-			c, mt := newMockClient(t, itick.WithRetries(3))
+			c, mt := newMockClient(t, testToken, itick.WithRetries(3))
 			mt.RegisterResponder("GET", mockBase+"/stock/quotes", func(req *http.Request) (*http.Response, error) {
 				return withHeader(body(tc.status, `{"code":0,"msg":"slow down"}`), "Retry-After", tc.value())(req)
 			})
@@ -255,7 +255,7 @@ func TestBehaviour6_LongRetryAfterNotWaited(t *testing.T) {
 func TestBehaviour6_EveryAttemptWaitsOnLimiter(t *testing.T) {
 	t.Parallel()
 	var lim countingLimiter
-	c, mt := newMockClient(t, itick.WithRetries(4), itick.WithLimiter(&lim))
+	c, mt := newMockClient(t, testToken, itick.WithRetries(4), itick.WithLimiter(&lim))
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", sequence(body(500, ""), body(502, ""), body(504, ""), body(200, okQuotes)))
 	if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
 		t.Fatal(err)
@@ -269,7 +269,7 @@ func TestBehaviour6_EveryAttemptWaitsOnLimiter(t *testing.T) {
 func TestBehaviour6_LimiterCountsEveryChunk(t *testing.T) {
 	t.Parallel()
 	var lim countingLimiter
-	c, mt := newMockClient(t, itick.WithLimiter(&lim), itick.WithBatchSize(2))
+	c, mt := newMockClient(t, testToken, itick.WithLimiter(&lim), itick.WithBatchSize(2))
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", echoQuotes())
 	if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, codes(9)); err != nil {
 		t.Fatal(err)
@@ -294,7 +294,7 @@ func callAsync(ctx context.Context, c *itick.Client, cs []string) <-chan error {
 func TestBehaviour7_CancelInLimiter(t *testing.T) {
 	t.Parallel()
 	lim := &blockingLimiter{entered: make(chan struct{}, 1)}
-	c, mt := newMockClient(t, itick.WithLimiter(lim))
+	c, mt := newMockClient(t, testToken, itick.WithLimiter(lim))
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
 	ctx, cancel := context.WithCancel(t.Context())
 	done := callAsync(ctx, c, []string{"700"})
@@ -315,7 +315,7 @@ func TestBehaviour7_CancelInBackoff(t *testing.T) {
 	for _, retryAfter := range []string{"", "30"} {
 		t.Run("RetryAfter="+retryAfter, func(t *testing.T) {
 			t.Parallel()
-			c, mt := newMockClient(t, itick.WithBackoff(time.Hour, time.Hour), itick.WithRetries(3))
+			c, mt := newMockClient(t, testToken, itick.WithBackoff(time.Hour, time.Hour), itick.WithRetries(3))
 			attempted := make(chan struct{}, 4)
 			mt.RegisterResponder("GET", mockBase+"/stock/quotes", func(req *http.Request) (*http.Response, error) {
 				attempted <- struct{}{}
@@ -361,7 +361,7 @@ func hangingServer(t *testing.T) (*httptest.Server, <-chan struct{}) {
 func TestBehaviour7_CancelInFlight(t *testing.T) {
 	t.Parallel()
 	srv, entered := hangingServer(t)
-	c := newServerClient(t, srv.URL)
+	c := serverClientAt(t, srv.URL)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := callAsync(ctx, c, []string{"700"})
 	waitOrFail(t, entered, "the request")
@@ -378,7 +378,7 @@ func TestBehaviour7_DeadlineInFlight(t *testing.T) {
 	t.Parallel()
 	srv, _ := hangingServer(t)
 	rt := &countingRT{base: http.DefaultTransport}
-	c := newServerClient(t, srv.URL, itick.WithRetries(3), itick.WithHTTPClient(&http.Client{Transport: rt}))
+	c := serverClientAt(t, srv.URL, itick.WithRetries(3), itick.WithHTTPClient(&http.Client{Transport: rt}))
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
 	err := waitOrFail(t, callAsync(ctx, c, []string{"700"}), "the call to end")
@@ -395,7 +395,7 @@ func TestBehaviour7_DeadlineInFlight(t *testing.T) {
 func TestBehaviour7_CancelBatchInFlight(t *testing.T) {
 	t.Parallel()
 	srv, entered := hangingServer(t)
-	c := newServerClient(t, srv.URL, itick.WithBatchSize(1), itick.WithConcurrency(2))
+	c := serverClientAt(t, srv.URL, itick.WithBatchSize(1), itick.WithConcurrency(2))
 	ctx, cancel := context.WithCancel(t.Context())
 	done := callAsync(ctx, c, codes(6))
 	waitOrFail(t, entered, "a request")
@@ -413,7 +413,7 @@ func TestBehaviour7_LimiterRefusesBeforeDeadline(t *testing.T) {
 	t.Parallel()
 	lim := rate.NewLimiter(rate.Every(time.Hour), 1)
 	lim.Allow() // spend the burst: the next token is an hour away
-	c, mt := newMockClient(t, itick.WithLimiter(lim))
+	c, mt := newMockClient(t, testToken, itick.WithLimiter(lim))
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -432,7 +432,7 @@ func TestBehaviour7_LimiterRefusesBeforeDeadline(t *testing.T) {
 // TestBehaviour7_AlreadyCancelled: a cancelled context sends nothing.
 func TestBehaviour7_AlreadyCancelled(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t)
+	c, mt := newMockClient(t, testToken)
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -450,7 +450,7 @@ func TestBehaviour7_AlreadyCancelled(t *testing.T) {
 // call cannot start before a short deadline.
 func TestBehaviour7_RateLimitPacesAttempts(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t, itick.WithRateLimit(rate.Every(time.Hour), 2))
+	c, mt := newMockClient(t, testToken, itick.WithRateLimit(rate.Every(time.Hour), 2))
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
 	for i := range 2 {
 		if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
@@ -485,7 +485,7 @@ func TestBehaviour6_UntrustedCertificateNotRetried(t *testing.T) {
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	srv.StartTLS()
 	defer srv.Close()
-	c := newServerClient(t, srv.URL, itick.WithRetries(3))
+	c := serverClientAt(t, srv.URL, itick.WithRetries(3))
 	_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 	if err == nil {
 		t.Fatal("err = nil for an untrusted certificate")
@@ -502,7 +502,7 @@ func TestBehaviour6_PerAttemptTimeoutRetried(t *testing.T) {
 	t.Parallel()
 	srv, _ := hangingServer(t)
 	rt := &countingRT{base: http.DefaultTransport}
-	c := newServerClient(t, srv.URL, itick.WithHTTPClient(&http.Client{Timeout: 200 * time.Millisecond, Transport: rt}), itick.WithRetries(2))
+	c := serverClientAt(t, srv.URL, itick.WithHTTPClient(&http.Client{Timeout: 200 * time.Millisecond, Transport: rt}), itick.WithRetries(2))
 	_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 	if err == nil {
 		t.Fatal("err = nil from a server that never answers")
@@ -517,7 +517,7 @@ func TestBehaviour6_PerAttemptTimeoutRetried(t *testing.T) {
 func TestBehaviour6_BackoffAtLeastMin(t *testing.T) {
 	t.Parallel()
 	const min = 30 * time.Millisecond
-	c, mt := newMockClient(t, itick.WithBackoff(min, 2*min), itick.WithRetries(3))
+	c, mt := newMockClient(t, testToken, itick.WithBackoff(min, 2*min), itick.WithRetries(3))
 	var st stamped
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", st.wrap(sequence(body(500, ""), body(502, ""), body(503, ""), body(200, okQuotes))))
 	if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
@@ -545,7 +545,7 @@ func TestWithHTTPClient_NilTransport(t *testing.T) {
 		fmt.Fprint(w, okQuotes)
 	}))
 	defer srv.Close()
-	c := newServerClient(t, srv.URL, itick.WithHTTPClient(&http.Client{Timeout: 5 * time.Second}))
+	c := serverClientAt(t, srv.URL, itick.WithHTTPClient(&http.Client{Timeout: 5 * time.Second}))
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 	if err != nil || got["700"].Last != 616 {
 		t.Fatalf("Quotes = %v, %v", got, err)
@@ -571,7 +571,7 @@ func TestBehaviour6_TruncatedBodyRetried(t *testing.T) {
 		fmt.Fprint(w, okQuotes)
 	}))
 	defer srv.Close()
-	c := newServerClient(t, srv.URL, itick.WithRetries(2))
+	c := serverClientAt(t, srv.URL, itick.WithRetries(2))
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 	if err != nil {
 		t.Fatalf("err = %v", err)

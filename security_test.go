@@ -33,7 +33,7 @@ func TestBehaviour8_RequestHeaders(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, mt := newMockClient(t, append(tc.opts, itick.WithBatchSize(2))...)
+			c, mt := newMockClient(t, testToken, append(tc.opts, itick.WithBatchSize(2))...)
 			var rec recorder
 			mt.RegisterResponder("GET", mockBase+"/stock/quotes", record(&rec, sequence(body(503, ""), echoQuotes())))
 			mt.RegisterResponder("GET", mockBase+"/news", record(&rec, body(200, string(fixture(t, "news_page2.json")))))
@@ -65,7 +65,7 @@ func TestBehaviour8_RequestHeaders(t *testing.T) {
 // TestBehaviour8_TokenNotInPrintedClient: no fmt verb prints the token.
 func TestBehaviour8_TokenNotInPrintedClient(t *testing.T) {
 	t.Parallel()
-	c, _ := newMockClient(t)
+	c, _ := newMockClient(t, testToken)
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
 		for _, v := range []any{c, *c, c.Stock, c.News} {
 			if out := fmt.Sprintf(verb, v); strings.Contains(out, testToken) {
@@ -95,7 +95,7 @@ func TestBehaviour8_TokenNotInErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, mt := newMockClient(t, itick.WithRetries(1))
+			c, mt := newMockClient(t, testToken, itick.WithRetries(1))
 			mt.RegisterResponder("GET", mockBase+"/stock/quotes", tc.responder)
 			for _, n := range []int{1, 25} { // one chunk, and a *BatchError
 				_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, codes(n))
@@ -122,7 +122,7 @@ func TestBehaviour8_LogsOneLinePerAttemptWithoutToken(t *testing.T) {
 	t.Parallel()
 	var buf testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c, mt := newMockClient(t, itick.WithLogger(logger), itick.WithRetries(3))
+	c, mt := newMockClient(t, testToken, itick.WithLogger(logger), itick.WithRetries(3))
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes",
 		sequence(body(500, "token "+testToken), httpmock.NewErrorResponder(errors.New("dial: "+testToken)), body(200, okQuotes)))
 	if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
@@ -151,7 +151,7 @@ func TestBehaviour8_LogsSilentAboveDebug(t *testing.T) {
 	t.Parallel()
 	var buf testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	c, mt := newMockClient(t, itick.WithLogger(logger))
+	c, mt := newMockClient(t, testToken, itick.WithLogger(logger))
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
 	if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
 		t.Fatal(err)
@@ -186,7 +186,7 @@ func TestBehaviour8_RedirectToOtherHostDropsToken(t *testing.T) {
 		}
 	}))
 	defer home.Close()
-	c := newServerClient(t, home.URL)
+	c := serverClientAt(t, home.URL)
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 	if err != nil {
 		t.Fatal(err)
@@ -239,7 +239,7 @@ func TestBehaviour9_BodyOverLimit(t *testing.T) {
 				}
 			}))
 			defer srv.Close()
-			c := newServerClient(t, srv.URL, itick.WithMaxResponseBytes(limit), itick.WithRetries(3))
+			c := serverClientAt(t, srv.URL, itick.WithMaxResponseBytes(limit), itick.WithRetries(3))
 			got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 			if !errors.Is(err, itick.ErrResponseTooLarge) {
 				t.Fatalf("err = %v, want ErrResponseTooLarge", err)
@@ -257,12 +257,12 @@ func TestBehaviour9_BodyOverLimit(t *testing.T) {
 // TestBehaviour9_BodyAtLimitAccepted: a body of exactly the bound is fine.
 func TestBehaviour9_BodyAtLimitAccepted(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t, itick.WithMaxResponseBytes(int64(len(okQuotes))))
+	c, mt := newMockClient(t, testToken, itick.WithMaxResponseBytes(int64(len(okQuotes))))
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
 	if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
 		t.Fatalf("err = %v for a body of exactly the bound", err)
 	}
-	c2, mt2 := newMockClient(t, itick.WithMaxResponseBytes(int64(len(okQuotes))-1))
+	c2, mt2 := newMockClient(t, testToken, itick.WithMaxResponseBytes(int64(len(okQuotes))-1))
 	mt2.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
 	if _, err := c2.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); !errors.Is(err, itick.ErrResponseTooLarge) {
 		t.Fatalf("err = %v for a body one byte over, want ErrResponseTooLarge", err)

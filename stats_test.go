@@ -78,7 +78,7 @@ func TestStatsCountScriptedFaults(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := newScriptServer(t, tt.replies...)
-			c := newServerClient(t, srv.URL, itick.WithRetries(3))
+			c := serverClientAt(t, srv.URL, itick.WithRetries(3))
 			if diff := cmp.Diff(itick.Stats{}, c.Stats()); diff != "" {
 				t.Fatalf("a new client's stats are not zero:\n%s", diff)
 			}
@@ -96,7 +96,7 @@ func TestStatsCountScriptedFaults(t *testing.T) {
 // as requests; calls refused before sending do not.
 func TestStatsCountEveryKindOfCall(t *testing.T) {
 	t.Parallel()
-	c, mt := newMockClient(t, itick.WithBatchSize(2))
+	c, mt := newMockClient(t, testToken, itick.WithBatchSize(2))
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", echoQuotes())
 	mt.RegisterResponder("GET", mockBase+"/symbol/info", body(200, `{"code":0,"data":{}}`))
 
@@ -123,7 +123,7 @@ func TestStatsErrorsCountCancelledCalls(t *testing.T) {
 	t.Parallel()
 	lim := &blockingLimiter{entered: make(chan struct{}, 1)}
 	srv := newScriptServer(t, ok(`{"code":0}`))
-	c := newServerClient(t, srv.URL, itick.WithLimiter(lim))
+	c := serverClientAt(t, srv.URL, itick.WithLimiter(lim))
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- c.Get(ctx, "/x", nil, nil) }()
@@ -158,7 +158,7 @@ func TestStatsLimiterWait(t *testing.T) {
 	t.Parallel()
 	srv := newScriptServer(t, scriptReply{status: 503, body: `busy`}, ok(`{"code":0}`))
 	const d = 20 * time.Millisecond
-	c := newServerClient(t, srv.URL, itick.WithLimiter(slowLimiter{d}))
+	c := serverClientAt(t, srv.URL, itick.WithLimiter(slowLimiter{d}))
 	if err := c.Get(t.Context(), "/x", nil, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestStatsLimiterWait(t *testing.T) {
 		t.Errorf("stats %+v, want 2 attempts and at least %v of limiter wait", st, 2*d)
 	}
 
-	unlimited := newServerClient(t, srv.URL, itick.WithRateLimit(rate.Inf, 0))
+	unlimited := serverClientAt(t, srv.URL, itick.WithRateLimit(rate.Inf, 0))
 	if err := unlimited.Get(t.Context(), "/x", nil, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestStatsConcurrent(t *testing.T) {
 	t.Parallel()
 	const success = `{"code":0,"data":{}}`
 	srv := newScriptServer(t, ok(success))
-	c := newServerClient(t, srv.URL)
+	c := serverClientAt(t, srv.URL)
 	const goroutines, calls = 8, 10
 	var wg sync.WaitGroup
 	for range goroutines {

@@ -1,0 +1,1029 @@
+package itick_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/d19c4e34/itick"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// endpoint is one method of the SDK against its endpoint's fixture: the
+// request it must send and the value it must decode.
+type endpoint struct {
+	name      string
+	path      string
+	fixture   string
+	call      func(ctx context.Context, c *itick.Client) (any, error)
+	wantQuery url.Values
+	want      any
+}
+
+// endpoints are every endpoint the SDK calls, through every method that
+// calls it, each with a fixture in testdata.
+func endpoints() []endpoint {
+	end := time.Date(2025, 12, 12, 8, 0, 0, 0, time.UTC)
+	endMs := "1765526400000"
+	return []endpoint{
+		// Batch depths, quotes and candles; a split page and a news page.
+		{
+			name: "Stock.Depth", path: "/stock/depth", fixture: "stock_depth.json",
+			call: func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.Depth(ctx, itick.RegionHK, " 700 ")
+			},
+			wantQuery: query("region", "HK", "code", "700"),
+			want:      &stockDepth700,
+		},
+		{
+			name: "Stock.Depths", path: "/stock/depths", fixture: "stock_depths.json",
+			call: func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.Depths(ctx, itick.RegionHK, []string{"700", "9988"})
+			},
+			wantQuery: query("region", "HK", "codes", "700,9988"),
+			want: map[string]itick.DepthBook{
+				"700": {Symbol: "700", Asks: []itick.DepthLevel{lv(1, 616, 12300, 7), lv(2, 616.5, 40800, 19)},
+					Bids: []itick.DepthLevel{lv(1, 615.5, 9100, 5), lv(2, 615, 31200, 22)}},
+				"9988": {Symbol: "9988", Asks: []itick.DepthLevel{lv(1, 82.35, 56000, 31)}, Bids: []itick.DepthLevel{lv(1, 82.3, 70500, 44)}},
+			},
+		},
+		{
+			name: "Stock.Quotes", path: "/stock/quotes", fixture: "stock_quotes.json",
+			call: func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.Quotes(ctx, itick.RegionHK, []string{"700", "9988"})
+			},
+			wantQuery: query("region", "HK", "codes", "700,9988"),
+			want: map[string]itick.Quote{
+				"700": {Symbol: "700", Last: 616, Open: 608, PrevClose: 608, High: 616, Low: 601.5, Time: ms(1765526889000),
+					Volume: 17825495, Turnover: 10871536434.36, Status: 0, Change: 8, ChangePercent: 1.32},
+				"9988": {Symbol: "9988", Last: 82.35, Open: 83.1, PrevClose: 83.65, High: 83.4, Low: 81.9, Time: ms(1765526889000),
+					Volume: 52114301, Turnover: 4297521288.5, Change: -1.3, ChangePercent: -1.55},
+			},
+		},
+		{
+			name: "Stock.Klines", path: "/stock/klines", fixture: "stock_klines.json",
+			call: klineCall(func(c *itick.Client) func(context.Context, itick.Region, []string, itick.Interval, int, ...itick.KlineOption) (map[string][]itick.Kline, error) {
+				return c.Stock.Klines
+			}, itick.RegionHK, []string{"700", "9988"}, itick.OneDay, 3, itick.WithExchange("HKEX"), itick.WithEnd(end)),
+			wantQuery: query("region", "HK", "codes", "700,9988", "kType", "8", "limit", "3", "exchange", "HKEX", "et", "1765526400000"),
+			want: map[string][]itick.Kline{
+				"700": {
+					{Time: ms(1765267200000), Open: 598, High: 603, Low: 592.5, Close: 601, Volume: 14820300, Turnover: 8867331200},
+					{Time: ms(1765353600000), Open: 601, High: 606, Low: 597, Close: 604, Volume: 13337800, Turnover: 8033901440.25},
+					{Time: ms(1765440000000), Open: 604, High: 610.5, Low: 600, Close: 608, Volume: 15211000, Turnover: 9231550000.5},
+				},
+				"9988": {
+					{Time: ms(1765267200000), Open: 84.1, High: 84.9, Low: 83.2, Close: 83.5, Volume: 61001200, Turnover: 5116201030},
+					{Time: ms(1765353600000), Open: 83.5, High: 84, Low: 82.9, Close: 83.65, Volume: 48800150, Turnover: 4069932512.5},
+				},
+			},
+		},
+		{
+			name: "Stock.SplitPage", path: "/stock/split", fixture: "stock_split_page0.json",
+			call: func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.SplitPage(ctx, itick.RegionUS, 0)
+			},
+			wantQuery: query("region", "US", "page", "0"),
+			want: &itick.SplitPage{
+				Records: []itick.SplitRecord{
+					{ExDate: ms(1765152000000), Region: itick.RegionUS, Name: "Nvidia Corp", Code: "NVDA", Ratio: "10:1"},
+					{ExDate: ms(1764892800000), Region: itick.RegionUS, Name: "Walgreens Boots Alliance", Code: "WBA", Ratio: "1:20"},
+				},
+				Page: 0, Size: 2, TotalPages: 2, TotalElements: 3, Last: false,
+			},
+		},
+		{
+			name: "Crypto.Depth", path: "/crypto/depth", fixture: "crypto_depth.json",
+			call: func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Crypto.Depth(ctx, itick.RegionBA, "BTCUSDT")
+			},
+			wantQuery: query("region", "BA", "code", "BTCUSDT"),
+			want:      &cryptoDepthBTC,
+		},
+		{
+			name: "Crypto.Depths", path: "/crypto/depths", fixture: "crypto_depths.json",
+			call: func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Crypto.Depths(ctx, itick.RegionBA, []string{"BTCUSDT", "ETHUSDT"})
+			},
+			wantQuery: query("region", "BA", "codes", "BTCUSDT,ETHUSDT"),
+			want: map[string]itick.DepthBook{
+				"BTCUSDT": {Symbol: "BTCUSDT", Asks: []itick.DepthLevel{lv(1, 92311.5, 0.01234, 0.01234)}, Bids: []itick.DepthLevel{lv(1, 92311.4, 0.84521, 0.84521)}},
+				"ETHUSDT": {Symbol: "ETHUSDT", Asks: []itick.DepthLevel{lv(1, 3120.55, 4.2031, 4.2031)}, Bids: []itick.DepthLevel{lv(1, 3120.5, 17, 17)}},
+			},
+		},
+		{
+			name: "Crypto.Quotes", path: "/crypto/quotes", fixture: "crypto_quotes.json",
+			call: func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Crypto.Quotes(ctx, itick.RegionBA, []string{"BTCUSDT", "ETHUSDT"})
+			},
+			wantQuery: query("region", "BA", "codes", "BTCUSDT,ETHUSDT"),
+			want: map[string]itick.Quote{
+				"BTCUSDT": {Symbol: "BTCUSDT", Last: 92311.5, Open: 90120, High: 92800, Low: 89955.1, Time: ms(1765526889123),
+					Volume: 18233.50412, Turnover: 1668341277.8},
+				"ETHUSDT": {Symbol: "ETHUSDT", Last: 3120.55, Open: 3050, High: 3155.2, Low: 3032.75, Time: ms(1765526888950),
+					Volume: 402211.0375, Turnover: 1245001288.12},
+			},
+		},
+		{
+			name: "Crypto.Klines", path: "/crypto/klines", fixture: "crypto_klines.json",
+			call: klineCall(func(c *itick.Client) func(context.Context, itick.Region, []string, itick.Interval, int, ...itick.KlineOption) (map[string][]itick.Kline, error) {
+				return c.Crypto.Klines
+			}, itick.RegionBA, []string{"BTCUSDT"}, itick.OneMinute, 2),
+			wantQuery: query("region", "BA", "codes", "BTCUSDT", "kType", "1", "limit", "2"),
+			want: map[string][]itick.Kline{"BTCUSDT": {
+				{Time: ms(1765526700000), Open: 92250, High: 92330, Low: 92210.5, Close: 92311.5, Volume: 12.40811, Turnover: 1145102883.1},
+				{Time: ms(1765526760000), Open: 92311.5, High: 92350, Low: 92290, Close: 92300, Volume: 8.00052, Turnover: 738508991.05},
+			}},
+		},
+		{
+			name: "Forex.Depths", path: "/forex/depths", fixture: "forex_depths.json",
+			call: func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Forex.Depths(ctx, itick.RegionGB, []string{"EURUSD"})
+			},
+			wantQuery: query("region", "GB", "codes", "EURUSD"),
+			want: map[string]itick.DepthBook{"EURUSD": {Symbol: "EURUSD",
+				Asks: []itick.DepthLevel{lv(1, 1.1623899999999999, 0, 0)}, Bids: []itick.DepthLevel{lv(1, 1.16235, 0, 0)}}},
+		},
+		{
+			name: "Forex.Quotes", path: "/forex/quotes", fixture: "forex_quotes.json",
+			call: func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Forex.Quotes(ctx, itick.RegionGB, []string{"GBPUSD", "EURUSD"})
+			},
+			wantQuery: query("region", "GB", "codes", "GBPUSD,EURUSD"),
+			want: map[string]itick.Quote{
+				"GBPUSD": {Symbol: "GBPUSD", Last: 1.3431899999999999, Open: 1.33912, High: 1.34502, Low: 1.33801, Time: ms(1765526889000)},
+				"EURUSD": {Symbol: "EURUSD", Last: 1.16238, Open: 1.1609, High: 1.16411, Low: 1.16002, Time: ms(1765526889000)},
+			},
+		},
+		{
+			name: "Forex.Klines", path: "/forex/klines", fixture: "forex_klines.json",
+			call: klineCall(func(c *itick.Client) func(context.Context, itick.Region, []string, itick.Interval, int, ...itick.KlineOption) (map[string][]itick.Kline, error) {
+				return c.Forex.Klines
+			}, itick.RegionGB, []string{"GBPUSD"}, itick.FiveMinutes, 2),
+			wantQuery: query("region", "GB", "codes", "GBPUSD", "kType", "2", "limit", "2"),
+			want: map[string][]itick.Kline{"GBPUSD": {
+				{Time: ms(1765526100000), Open: 1.34155, High: 1.3424, Low: 1.34101, Close: 1.34211},
+				{Time: ms(1765526400000), Open: 1.34211, High: 1.3431899999999999, Low: 1.3419, Close: 1.34301},
+			}},
+		},
+		{
+			name: "Future.Depths", path: "/future/depths", fixture: "future_depths.json",
+			call: func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Future.Depths(ctx, itick.RegionUS, []string{"NQ"})
+			},
+			wantQuery: query("region", "US", "codes", "NQ"),
+			want: map[string]itick.DepthBook{"NQ": {Symbol: "NQ",
+				Asks: []itick.DepthLevel{lv(1, 25612.25, 3, 2)}, Bids: []itick.DepthLevel{lv(1, 0, 0, 0)}}},
+		},
+		{
+			name: "Future.Quotes", path: "/future/quotes", fixture: "future_quotes.json",
+			call: func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Future.Quotes(ctx, itick.RegionUS, []string{"NQ", "CL"})
+			},
+			wantQuery: query("region", "US", "codes", "NQ,CL"),
+			want: map[string]itick.Quote{
+				"NQ": {Symbol: "NQ", Last: 25612.25, Open: 25500, PrevClose: 25480.5, High: 25650, Low: 25466.75, Time: ms(1765526889000),
+					Volume: 402113, Turnover: 10289912200.5, Change: 131.75, ChangePercent: 0.52},
+				"CL": {Symbol: "CL", Last: 58.12, Open: 58.4, PrevClose: 58.5, High: 58.77, Low: 57.9, Time: ms(1765526889000),
+					Volume: 211870, Turnover: 12312000, Change: -0.38, ChangePercent: -0.65},
+			},
+		},
+		{
+			name: "Future.Klines", path: "/future/klines", fixture: "future_klines.json",
+			call: klineCall(func(c *itick.Client) func(context.Context, itick.Region, []string, itick.Interval, int, ...itick.KlineOption) (map[string][]itick.Kline, error) {
+				return c.Future.Klines
+			}, itick.RegionUS, []string{"NQ"}, itick.OneHour, 2),
+			wantQuery: query("region", "US", "codes", "NQ", "kType", "5", "limit", "2"),
+			want: map[string][]itick.Kline{"NQ": {
+				{Time: ms(1765522800000), Open: 25570, High: 25630.5, Low: 25555, Close: 25600, Volume: 40211, Turnover: 1029544120},
+				{Time: ms(1765526400000), Open: 25600, High: 25650, Low: 25590.25, Close: 25612.25, Volume: 31877, Turnover: 816420077.5},
+			}},
+		},
+		{
+			name: "Fund.Depths", path: "/fund/depths", fixture: "fund_depths.json",
+			call: func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Fund.Depths(ctx, itick.RegionUS, []string{"QQQ", "SPY"})
+			},
+			wantQuery: query("region", "US", "codes", "QQQ,SPY"),
+			want: map[string]itick.DepthBook{
+				"QQQ": {Symbol: "QQQ", Asks: placeholderLevels, Bids: placeholderLevels},
+				"SPY": {Symbol: "SPY", Asks: []itick.DepthLevel{lv(1, 681.4, 300, 3)}, Bids: []itick.DepthLevel{lv(1, 681.38, 500, 4)}},
+			},
+		},
+		{
+			name: "Indices.Depths", path: "/indices/depths", fixture: "indices_depths.json",
+			call: func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Indices.Depths(ctx, itick.RegionGB, []string{"DJI"})
+			},
+			wantQuery: query("region", "GB", "codes", "DJI"),
+			want:      map[string]itick.DepthBook{"DJI": {Symbol: "DJI", Asks: placeholderLevels, Bids: placeholderLevels}},
+		},
+		{
+			name: "Indices.Quotes", path: "/indices/quotes", fixture: "indices_quotes.json",
+			call: func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Indices.Quotes(ctx, itick.RegionGB, []string{"SPX", "DJI"})
+			},
+			wantQuery: query("region", "GB", "codes", "SPX,DJI"),
+			want: map[string]itick.Quote{
+				"SPX": {Symbol: "SPX", Last: 6827.41, Open: 6851.2, High: 6861.23, Low: 6800.05, Time: ms(1765526889000), Volume: 2588791221, Turnover: 2.1e13},
+				"DJI": {Symbol: "DJI", Last: 48458, Open: 48600.5, High: 48701.9, Low: 48310.4, Time: ms(1765526889000), Volume: 441020100, Turnover: 3.24e12},
+			},
+		},
+		{
+			name: "Indices.Klines", path: "/indices/klines", fixture: "indices_klines.json",
+			call: klineCall(func(c *itick.Client) func(context.Context, itick.Region, []string, itick.Interval, int, ...itick.KlineOption) (map[string][]itick.Kline, error) {
+				return c.Indices.Klines
+			}, itick.RegionGB, []string{"SPX"}, itick.OneDay, 3, itick.WithEnd(end)),
+			wantQuery: query("region", "GB", "codes", "SPX", "kType", "8", "limit", "3", "et", "1765526400000"),
+			want: map[string][]itick.Kline{"SPX": {
+				{Time: ms(1765324800000), Open: 6840.1, High: 6870, Low: 6822.5, Close: 6840.51, Volume: 2401102330, Turnover: 1.98e13},
+				{Time: ms(1765411200000), Open: 6840.51, High: 6899.3, Low: 6831.02, Close: 6851.2, Volume: 2710553120, Turnover: 2.25e13},
+				{Time: ms(1765497600000), Open: 6851.2, High: 6861.23, Low: 6800.05, Close: 6827.41, Volume: 2588791221, Turnover: 2.1e13},
+			}},
+		},
+		{
+			name: "News.List", path: "/news", fixture: "news_page1.json",
+			call: func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.News.List(ctx, itick.NewsQuery{Market: "stock", Lang: "hk", Limit: 2})
+			},
+			wantQuery: query("market", "stock", "lang", "hk", "limit", "2"),
+			want:      &itick.NewsPage{Items: newsPage1Items, NextCursor: "2025-12-12T07:00:00.123456789Z", HasMore: true, Count: 2},
+		},
+
+		// Singular quotes.
+		{"Stock.Quote", "/stock/quote", "stock_quote.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.Quote(ctx, itick.RegionHK, " 700 ")
+			},
+			query("region", "HK", "code", "700"),
+			&itick.Quote{Symbol: "700", Last: 616, Open: 608, PrevClose: 608, High: 616, Low: 601.5, Time: ms(1765526889000),
+				Volume: 17825495, Turnover: 10871536434.36, Change: 8, ChangePercent: 1.32}},
+		{"Stock.Quote exchange", "/stock/quote", "stock_quote.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.Quote(ctx, itick.RegionHK, "700", itick.WithQuoteExchange("HKEX"))
+			},
+			query("region", "HK", "code", "700", "exchange", "HKEX"),
+			&itick.Quote{Symbol: "700", Last: 616, Open: 608, PrevClose: 608, High: 616, Low: 601.5, Time: ms(1765526889000),
+				Volume: 17825495, Turnover: 10871536434.36, Change: 8, ChangePercent: 1.32}},
+		{"Crypto.Quote", "/crypto/quote", "crypto_quote.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Crypto.Quote(ctx, itick.RegionBA, "BTCUSDT")
+			},
+			query("region", "BA", "code", "BTCUSDT"),
+			&itick.Quote{Symbol: "BTCUSDT", Last: 92311.5, Open: 90120, High: 92800, Low: 89955.1, Time: ms(1765526889123),
+				Volume: 18233.50412, Turnover: 1668341277.8}},
+		{"Forex.Quote", "/forex/quote", "forex_quote.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Forex.Quote(ctx, itick.RegionGB, "EURUSD")
+			},
+			query("region", "GB", "code", "EURUSD"),
+			&itick.Quote{Symbol: "EURUSD", Last: 1.1641899999999999, Open: 1.16285, High: 1.16531, Low: 1.16102, Time: ms(1765526880000)}},
+		{"Indices.Quote", "/indices/quote", "indices_quote.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Indices.Quote(ctx, itick.RegionGB, "SPX")
+			},
+			query("region", "GB", "code", "SPX"),
+			&itick.Quote{Symbol: "SPX", Last: 6812.63, Open: 6790.12, High: 6830, Low: 6781.4, Time: ms(1765526880000),
+				Volume: 2455617028, Turnover: 2.1e13}},
+		{"Indices.Quote with change", "/indices/quote", "indices_quote_change.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Indices.Quote(ctx, itick.RegionGB, "SPX")
+			},
+			query("region", "GB", "code", "SPX"),
+			&itick.Quote{Symbol: "SPX", Last: 6812.63, Open: 6790.12, PrevClose: 6795.5, High: 6830, Low: 6781.4,
+				Time: ms(1765526880000), Volume: 2455617028, Turnover: 2.1e13, Change: 17.13, ChangePercent: 0.25}},
+		{"Forex.Quotes with change", "/forex/quotes", "forex_quotes_change.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Forex.Quotes(ctx, itick.RegionGB, []string{"EURUSD"})
+			},
+			query("region", "GB", "codes", "EURUSD"),
+			map[string]itick.Quote{"EURUSD": {Symbol: "EURUSD", Last: 1.1641899999999999, Open: 1.16285, PrevClose: 1.16203,
+				High: 1.16531, Low: 1.16102, Time: ms(1765526880000), Change: 0.00216, ChangePercent: 0.19}}},
+		{"Stock.QuotesWith exchange", "/stock/quotes", "stock_quotes.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				m, err := c.Stock.QuotesWith(ctx, itick.RegionHK, []string{"700", "9988"}, itick.WithQuoteExchange("HKEX"))
+				return len(m), err
+			},
+			query("region", "HK", "codes", "700,9988", "exchange", "HKEX"),
+			2},
+		{"Stock.DepthsWith exchange", "/stock/depths", "stock_depths.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				m, err := c.Stock.DepthsWith(ctx, itick.RegionHK, []string{"700", "9988"}, itick.WithQuoteExchange("HKEX"))
+				return len(m), err
+			},
+			query("region", "HK", "codes", "700,9988", "exchange", "HKEX"),
+			2},
+		{"Stock.DepthWith exchange", "/stock/depth", "stock_depth.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				b, err := c.Stock.DepthWith(ctx, itick.RegionHK, "700", itick.WithQuoteExchange("HKEX"))
+				if err != nil {
+					return nil, err
+				}
+				return b.Symbol, nil
+			},
+			query("region", "HK", "code", "700", "exchange", "HKEX"),
+			"700"},
+		{"Future.Quote", "/future/quote", "future_quote.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Future.Quote(ctx, itick.RegionUS, "NQ")
+			},
+			query("region", "US", "code", "NQ"),
+			&itick.Quote{Symbol: "NQ", Last: 25612.25, Open: 25480, PrevClose: 25471.5, High: 25655.75, Low: 25430.25,
+				Time: ms(1765526887500), Volume: 412233, Change: 140.75, ChangePercent: 0.55}},
+		{"Fund.Quote", "/fund/quote", "fund_quote.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Fund.Quote(ctx, itick.RegionUS, "QQQ")
+			},
+			query("region", "US", "code", "QQQ"),
+			&itick.Quote{Symbol: "QQQ", Last: 613.42, Open: 610.05, PrevClose: 609.88, High: 614.3, Low: 608.91,
+				Time: ms(1765526889000), Volume: 41255310, Turnover: 25285109823.5, Change: 3.54, ChangePercent: 0.58}},
+		{"Fund.Quotes", "/fund/quotes", "fund_quotes.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Fund.Quotes(ctx, itick.RegionUS, []string{"QQQ", "SPY", "QQQ"})
+			},
+			query("region", "US", "codes", "QQQ,SPY"),
+			map[string]itick.Quote{
+				"QQQ": {Symbol: "QQQ", Last: 613.42, Open: 610.05, PrevClose: 609.88, High: 614.3, Low: 608.91,
+					Time: ms(1765526889000), Volume: 41255310, Turnover: 25285109823.5, Change: 3.54, ChangePercent: 0.58},
+				"SPY": {Symbol: "SPY", Last: 681.2, Open: 679, PrevClose: 678.45, High: 682.07, Low: 677.9,
+					Time: ms(1765526889000), Volume: 60112345, Turnover: 40937420011, Status: 1, Change: 2.75, ChangePercent: 0.41},
+			}},
+
+		// Singular klines, sorted oldest first.
+		{"Stock.Kline", "/stock/kline", "stock_kline.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.Kline(ctx, itick.RegionHK, "700", itick.FiveMinutes, 3, itick.WithExchange("HKEX"), itick.WithEnd(end))
+			},
+			query("region", "HK", "code", "700", "kType", "2", "limit", "3", "exchange", "HKEX", "et", endMs),
+			[]itick.Kline{
+				{Time: ms(1765525800000), Open: 608, High: 611, Low: 607.5, Close: 610.5, Volume: 1402200, Turnover: 855341018.25},
+				{Time: ms(1765526100000), Open: 610.5, High: 612.5, Low: 610, Close: 612, Volume: 988400, Turnover: 604220130},
+				{Time: ms(1765526400000), Open: 612, High: 616, Low: 611.5, Close: 616, Volume: 1211300, Turnover: 741826990.5},
+			}},
+		{"Crypto.Kline", "/crypto/kline", "crypto_kline.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Crypto.Kline(ctx, itick.RegionBA, "BTCUSDT", itick.OneMinute, 2)
+			},
+			query("region", "BA", "code", "BTCUSDT", "kType", "1", "limit", "2"),
+			[]itick.Kline{
+				{Time: ms(1765526400000), Open: 92200.1, High: 92350, Low: 92188, Close: 92311.5, Volume: 12.50413, Turnover: 1154021.33},
+				{Time: ms(1765526460000), Open: 92311.5, High: 92320, Low: 92290.2, Close: 92301, Volume: 3.0027, Turnover: 277158.9},
+			}},
+		{"Forex.Kline", "/forex/kline", "forex_kline.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Forex.Kline(ctx, itick.RegionGB, "EURUSD", itick.OneDay, 1)
+			},
+			query("region", "GB", "code", "EURUSD", "kType", "8", "limit", "1"),
+			[]itick.Kline{{Time: ms(1765497600000), Open: 1.16285, High: 1.16531, Low: 1.16102, Close: 1.1641899999999999}}},
+		{"Indices.Kline", "/indices/kline", "indices_kline.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Indices.Kline(ctx, itick.RegionGB, "SPX", itick.OneDay, 2, itick.WithEnd(end))
+			},
+			query("region", "GB", "code", "SPX", "kType", "8", "limit", "2", "et", endMs),
+			[]itick.Kline{
+				{Time: ms(1765411200000), Open: 6770.5, High: 6801, Low: 6760.25, Close: 6790.12, Volume: 2501123000, Turnover: 2.05e13},
+				{Time: ms(1765497600000), Open: 6790.12, High: 6830, Low: 6781.4, Close: 6812.63, Volume: 2455617028, Turnover: 2.1e13},
+			}},
+		{"Future.Kline", "/future/kline", "future_kline.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Future.Kline(ctx, itick.RegionUS, "NQ", itick.OneMinute, 2)
+			},
+			query("region", "US", "code", "NQ", "kType", "1", "limit", "2"),
+			[]itick.Kline{
+				{Time: ms(1765526340000), Open: 25590.75, High: 25601, Low: 25588, Close: 25600, Volume: 1022},
+				{Time: ms(1765526400000), Open: 25600, High: 25612.25, Low: 25598.5, Close: 25612.25, Volume: 845},
+			}},
+		{"Fund.Kline", "/fund/kline", "fund_kline.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Fund.Kline(ctx, itick.RegionUS, "QQQ", itick.OneDay, 2)
+			},
+			query("region", "US", "code", "QQQ", "kType", "8", "limit", "2"),
+			[]itick.Kline{
+				{Time: ms(1765411200000), Open: 607.2, High: 610.5, Low: 606.1, Close: 609.88, Volume: 38877100, Turnover: 23688152001.2},
+				{Time: ms(1765497600000), Open: 610.05, High: 614.3, Low: 608.91, Close: 613.42, Volume: 41255310, Turnover: 25285109823.5},
+			}},
+		{"Fund.Klines", "/fund/klines", "fund_klines.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Fund.Klines(ctx, itick.RegionUS, []string{"QQQ", "SPY"}, itick.OneDay, 2, itick.WithEnd(end))
+			},
+			query("region", "US", "codes", "QQQ,SPY", "kType", "8", "limit", "2", "et", endMs),
+			map[string][]itick.Kline{
+				"QQQ": {
+					{Time: ms(1765411200000), Open: 607.2, High: 610.5, Low: 606.1, Close: 609.88, Volume: 38877100, Turnover: 23688152001.2},
+					{Time: ms(1765497600000), Open: 610.05, High: 614.3, Low: 608.91, Close: 613.42, Volume: 41255310, Turnover: 25285109823.5},
+				},
+				"SPY": {{Time: ms(1765497600000), Open: 679, High: 682.07, Low: 677.9, Close: 681.2, Volume: 60112345, Turnover: 40937420011}},
+			}},
+
+		// Depth where it was missing.
+		{"Forex.Depth", "/forex/depth", "forex_depth.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Forex.Depth(ctx, itick.RegionGB, "EURUSD")
+			},
+			query("region", "GB", "code", "EURUSD"),
+			&itick.DepthBook{Symbol: "EURUSD", Asks: []itick.DepthLevel{lv(1, 1.16425, 0, 0)}, Bids: []itick.DepthLevel{lv(1, 1.16413, 0, 0)}}},
+		{"Future.Depth", "/future/depth", "future_depth.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Future.Depth(ctx, itick.RegionUS, "NQ")
+			},
+			query("region", "US", "code", "NQ"),
+			&itick.DepthBook{Symbol: "NQ", Asks: []itick.DepthLevel{lv(1, 25612.5, 4, 2)}, Bids: []itick.DepthLevel{lv(1, 0, 0, 0)}}},
+		{"Fund.Depth", "/fund/depth", "fund_depth.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Fund.Depth(ctx, itick.RegionUS, "QQQ")
+			},
+			query("region", "US", "code", "QQQ"),
+			&itick.DepthBook{Symbol: "QQQ", Asks: []itick.DepthLevel{lv(1, 0, 0, 0)}, Bids: []itick.DepthLevel{lv(1, 0, 0, 0)}}},
+		{"Indices.Depth", "/indices/depth", "indices_depth.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Indices.Depth(ctx, itick.RegionGB, "SPX")
+			},
+			query("region", "GB", "code", "SPX"),
+			&itick.DepthBook{Symbol: "SPX", Asks: []itick.DepthLevel{lv(1, 6812.9, 0, 0)}, Bids: []itick.DepthLevel{lv(1, 6812.3, 0, 0)}}},
+
+		// Ticks.
+		{"Stock.Tick", "/stock/tick", "stock_tick.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.Tick(ctx, itick.RegionHK, "700", itick.WithQuoteExchange(" HKEX "))
+			},
+			query("region", "HK", "code", "700", "exchange", "HKEX"),
+			&itick.Tick{Symbol: "700", Last: 567, Time: ms(1754554087000), Volume: 1134500, Session: itick.SessionRegular}},
+		{"Stock.Ticks", "/stock/ticks", "stock_ticks.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.Ticks(ctx, itick.RegionUS, []string{"AAPL", " TSLA"})
+			},
+			query("region", "US", "codes", "AAPL,TSLA"),
+			map[string]itick.Tick{
+				"AAPL": {Symbol: "AAPL", Last: 278.12, Time: ms(1765526889412), Volume: 100, Session: itick.SessionPreMarket},
+				"TSLA": {Symbol: "TSLA", Last: 446.9, Time: ms(1765526889730), Volume: 25, Session: itick.SessionAfterHours},
+			}},
+		{"Stock.Tick direction", "/stock/tick", "stock_tick_direction.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.Tick(ctx, itick.RegionHK, "700")
+			},
+			query("region", "HK", "code", "700"),
+			&itick.Tick{Symbol: "700", Last: 567, Time: ms(1754554087000), Volume: 1134500, Session: itick.SessionRegular,
+				Direction: itick.DirectionBuy}},
+		{"Stock.TicksWith direction and exchange", "/stock/ticks", "stock_ticks_direction.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.TicksWith(ctx, itick.RegionUS, []string{"AAPL", " TSLA"}, itick.WithQuoteExchange("NASDAQ"))
+			},
+			query("region", "US", "codes", "AAPL,TSLA", "exchange", "NASDAQ"),
+			map[string]itick.Tick{
+				"AAPL": {Symbol: "AAPL", Last: 278.12, Time: ms(1765526889412), Volume: 100, Session: itick.SessionPreMarket,
+					Direction: itick.DirectionSell},
+				"TSLA": {Symbol: "TSLA", Last: 446.9, Time: ms(1765526889730), Volume: 25, Session: itick.SessionAfterHours,
+					Direction: itick.DirectionNeutral},
+			}},
+		{"Crypto.Tick", "/crypto/tick", "crypto_tick.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Crypto.Tick(ctx, itick.RegionBA, "BTCUSDT")
+			},
+			query("region", "BA", "code", "BTCUSDT"),
+			&itick.Tick{Symbol: "BTCUSDT", Last: 92311.5, Time: ms(1765526889123), Volume: 0.00542, Turnover: 500.328}},
+		{"Crypto.Ticks", "/crypto/ticks", "crypto_ticks.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Crypto.Ticks(ctx, itick.RegionBA, []string{"BTCUSDT", "ETHUSDT"})
+			},
+			query("region", "BA", "codes", "BTCUSDT,ETHUSDT"),
+			map[string]itick.Tick{
+				"BTCUSDT": {Symbol: "BTCUSDT", Last: 92311.5, Time: ms(1765526889123), Volume: 0.00542, Turnover: 500.328},
+				"ETHUSDT": {Symbol: "ETHUSDT", Last: 3120.55, Time: ms(1765526888950), Volume: 1.2, Turnover: 3744.66, Status: itick.StatusHalted},
+			}},
+		{"Forex.Tick", "/forex/tick", "forex_tick.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Forex.Tick(ctx, itick.RegionGB, "EURUSD")
+			},
+			query("region", "GB", "code", "EURUSD"),
+			&itick.Tick{Symbol: "EURUSD", Last: 1.1641899999999999, Time: ms(1765526880000)}},
+		{"Forex.Ticks", "/forex/ticks", "forex_ticks.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Forex.Ticks(ctx, itick.RegionGB, []string{"EURUSD", "GBPUSD"})
+			},
+			query("region", "GB", "codes", "EURUSD,GBPUSD"),
+			map[string]itick.Tick{
+				"EURUSD": {Symbol: "EURUSD", Last: 1.1641899999999999, Time: ms(1765526880000)},
+				"GBPUSD": {Symbol: "GBPUSD", Last: 1.3431899999999999, Time: ms(1765526880250)},
+			}},
+		{"Indices.Tick", "/indices/tick", "indices_tick.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Indices.Tick(ctx, itick.RegionGB, "SPX")
+			},
+			query("region", "GB", "code", "SPX"),
+			&itick.Tick{Symbol: "SPX", Last: 6812.63, Time: ms(1765526880000)}},
+		{"Indices.Ticks", "/indices/ticks", "indices_ticks.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Indices.Ticks(ctx, itick.RegionGB, []string{"SPX", "DJI"})
+			},
+			query("region", "GB", "codes", "SPX,DJI"),
+			map[string]itick.Tick{
+				"SPX": {Symbol: "SPX", Last: 6812.63, Time: ms(1765526880000)},
+				"DJI": {Symbol: "DJI", Last: 48210.4, Time: ms(1765526880000)},
+			}},
+		{"Future.Tick", "/future/tick", "future_tick.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Future.Tick(ctx, itick.RegionUS, "NQ")
+			},
+			query("region", "US", "code", "NQ"),
+			&itick.Tick{Symbol: "NQ", Last: 25612.25, Time: ms(1765526887500), Volume: 3}},
+		{"Future.Ticks", "/future/ticks", "future_ticks.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Future.Ticks(ctx, itick.RegionUS, []string{"NQ", "ES"})
+			},
+			query("region", "US", "codes", "NQ,ES"),
+			map[string]itick.Tick{
+				"NQ": {Symbol: "NQ", Last: 25612.25, Time: ms(1765526887500), Volume: 3},
+				"ES": {Symbol: "ES", Last: 6830.5, Time: ms(1765526887820), Volume: 12},
+			}},
+		{"Fund.Tick", "/fund/tick", "fund_tick.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Fund.Tick(ctx, itick.RegionUS, "QQQ")
+			},
+			query("region", "US", "code", "QQQ"),
+			&itick.Tick{Symbol: "QQQ", Last: 613.42, Time: ms(1765526889000), Volume: 200}},
+		{"Fund.Ticks", "/fund/ticks", "fund_ticks.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Fund.Ticks(ctx, itick.RegionUS, []string{"QQQ", "SPY"})
+			},
+			query("region", "US", "codes", "QQQ,SPY"),
+			map[string]itick.Tick{
+				"QQQ": {Symbol: "QQQ", Last: 613.42, Time: ms(1765526889000), Volume: 200},
+				"SPY": {Symbol: "SPY", Last: 681.2, Time: ms(1765526889100), Volume: 1500},
+			}},
+
+		// Stock information and IPOs.
+		{"Stock.Info", "/stock/info", "stock_info.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.Info(ctx, itick.RegionUS, " AAPL")
+			},
+			query("type", "stock", "region", "US", "code", "AAPL"),
+			&itick.StockInfo{Code: "AAPL", Name: "Apple Inc.", Type: "stock", Exchange: "NASDAQ", Sector: "Technology",
+				Industry: "Consumer Electronics", Logo: "https://static.itick.org/logo/AAPL.png", Region: itick.RegionUS,
+				Description: "Apple Inc. designs, manufactures and markets smartphones, personal computers, tablets, wearables and accessories worldwide.",
+				Website:     "https://www.apple.com", MarketCap: 4127000000000, Shares: 14776353000, PE: 37.21, Currency: "USD"}},
+		{"Stock.IPOPage", "/stock/ipo", "stock_ipo_page0.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.IPOPage(ctx, itick.IPOUpcoming, itick.RegionUS, 0)
+			},
+			query("type", "upcoming", "region", "US", "page", "0"),
+			&itick.IPOPage{Records: []itick.IPO{ipoNWBT, ipoHLAC}, Page: 0, Size: 2, TotalPages: 2, TotalElements: 3}},
+		{"Stock.IPOPage recent", "/stock/ipo", "stock_ipo_page1.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Stock.IPOPage(ctx, itick.IPORecent, itick.RegionHK, 1)
+			},
+			query("type", "recent", "region", "HK", "page", "1"),
+			&itick.IPOPage{Records: []itick.IPO{ipoQPM}, Page: 1, Size: 2, TotalPages: 2, TotalElements: 3, Last: true}},
+
+		// Reference data.
+		{"Market.Symbols", "/symbol/list", "symbol_list.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Market.Symbols(ctx, itick.AssetStock, itick.RegionUS, "")
+			},
+			query("type", "stock", "region", "US"),
+			[]itick.Symbol{
+				{Code: "AAPL", Name: "Apple Inc.", Type: itick.AssetStock, Exchange: "NASDAQ", ShortName: "Apple"},
+				{Code: "BRK.B", Name: "Berkshire Hathaway Inc. Class B", Type: itick.AssetStock, Exchange: "NYSE", ShortName: "Berkshire B"},
+				{Code: "SPY", Name: "SPDR S&P 500 ETF Trust", Type: itick.AssetStock, Exchange: "NYSE ARCA"},
+			}},
+		{"Market.Symbols code", "/symbol/list", "symbol_list.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				s, err := c.Market.Symbols(ctx, itick.AssetStock, itick.RegionUS, " AAPL ")
+				return len(s), err
+			},
+			query("type", "stock", "region", "US", "code", "AAPL"),
+			3},
+		{"Market.Holidays", "/symbol/v2/holidays", "symbol_holidays.json",
+			func(ctx context.Context, c *itick.Client) (any, error) { return c.Market.Holidays(ctx) },
+			query(),
+			[]itick.Holiday{
+				{Market: "US", Country: "United States", UTCOffset: -5, TradingHours: "09:30 - 16:00", Year: 2025,
+					Dates: []time.Time{date(2025, 1, 1), date(2025, 1, 20), date(2025, 7, 4), date(2025, 12, 25)}},
+				{Market: "HK", Country: "Hong Kong", UTCOffset: 8, TradingHours: "09:30 - 16:00", Year: 2025,
+					Dates: []time.Time{date(2025, 1, 1), date(2025, 1, 29), date(2025, 1, 30)}},
+				{Market: "IN", Country: "India", UTCOffset: 5.5, TradingHours: "09:15 - 15:30", Year: 2025},
+			}},
+		{"Market.HolidaysOf", "/symbol/v2/holidays", "symbol_holidays_us.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.Market.HolidaysOf(ctx, itick.RegionUS)
+			},
+			query("code", "US"),
+			[]itick.Holiday{
+				{Market: "US", Country: "United States", UTCOffset: -5, TradingHours: "09:30 - 16:00", Year: 2025,
+					Dates: []time.Time{date(2025, 1, 1), date(2025, 1, 20), date(2025, 7, 4), date(2025, 12, 25)}},
+			}},
+		{"Market.Status object", "/market/status", "market_status.json",
+			func(ctx context.Context, c *itick.Client) (any, error) { return c.Market.Status(ctx, itick.RegionHK) },
+			query("code", "HK"),
+			[]itick.MarketStatus{statusHK}},
+		{"Market.Status array", "/market/status", "market_status_array.json",
+			func(ctx context.Context, c *itick.Client) (any, error) { return c.Market.Status(ctx, itick.RegionUS) },
+			query("code", "US"),
+			[]itick.MarketStatus{statusUS}},
+
+		// News articles.
+		{"News.Get", "/news/8f2b6c1e-5a47-4d0b-9b2e-3c1d7e9a0f42", "news_detail.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.News.Get(ctx, " 8f2b6c1e-5a47-4d0b-9b2e-3c1d7e9a0f42 ", "en")
+			},
+			query("lang", "en"), &newsArticle},
+		{"News.Get no lang", "/news/8f2b6c1e-5a47-4d0b-9b2e-3c1d7e9a0f42", "news_detail.json",
+			func(ctx context.Context, c *itick.Client) (any, error) {
+				return c.News.Get(ctx, "8f2b6c1e-5a47-4d0b-9b2e-3c1d7e9a0f42", "")
+			},
+			query(), &newsArticle},
+	}
+}
+
+// TestEndpoints calls every method of every service against its
+// endpoint's fixture: each sends one request, with the documented path
+// and query, and decodes the fixture to the value it holds.
+func TestEndpoints(t *testing.T) {
+	t.Parallel()
+	for _, tc := range endpoints() {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, mt := newMockClient(t, testToken)
+			var rec recorder
+			mt.RegisterResponder(http.MethodGet, mockBase+tc.path, record(&rec, body(http.StatusOK, string(fixture(t, tc.fixture)))))
+			got, err := tc.call(t.Context(), c)
+			if err != nil {
+				t.Fatalf("call: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("decoded value (-want +got):\n%s", diff)
+			}
+			reqs := rec.all()
+			if len(reqs) != 1 {
+				t.Fatalf("sent %d requests to %s, want 1 (total %d)", len(reqs), tc.path, mt.GetTotalCallCount())
+			}
+			if got := reqs[0].EscapedPath; got != tc.path {
+				t.Errorf("path = %q, want %q", got, tc.path)
+			}
+			if diff := cmp.Diff(tc.wantQuery, reqs[0].Query); diff != "" {
+				t.Errorf("query (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func klineCall(svc func(c *itick.Client) func(context.Context, itick.Region, []string, itick.Interval, int, ...itick.KlineOption) (map[string][]itick.Kline, error),
+	region itick.Region, codes []string, iv itick.Interval, limit int, opts ...itick.KlineOption) func(context.Context, *itick.Client) (any, error) {
+	return func(ctx context.Context, c *itick.Client) (any, error) {
+		return svc(c)(ctx, region, codes, iv, limit, opts...)
+	}
+}
+
+var (
+	stockDepth700 = itick.DepthBook{Symbol: "700",
+		Asks: []itick.DepthLevel{lv(1, 616, 12300, 7), lv(2, 616.5, 40800, 19), lv(3, 617, 25100, 12)},
+		Bids: []itick.DepthLevel{lv(1, 615.5, 9100, 5), lv(2, 615, 31200, 22), lv(3, 614.5, 18700, 9)}}
+	cryptoDepthBTC = itick.DepthBook{Symbol: "BTCUSDT",
+		Asks: []itick.DepthLevel{lv(1, 92311.5, 0.01234, 0.01234), lv(2, 92312, 0.5, 0.5), lv(3, 92313.1, 1.08201, 1.08201),
+			lv(4, 92315, 0.003, 0.003), lv(5, 92320.25, 2.75, 2.75)},
+		Bids: []itick.DepthLevel{lv(1, 92311.4, 0.84521, 0.84521), lv(2, 92310, 0.00011, 0.00011), lv(3, 92308.7, 3, 3),
+			lv(4, 92305, 0.1, 0.1), lv(5, 92300, 12.5, 12.5)}}
+	placeholderLevels = []itick.DepthLevel{lv(1, 0, 0, 0)}
+)
+
+var (
+	newsPage1Items = []itick.NewsItem{
+		{ID: "8f1c7a52-3e0b-4c55-9a2e-51d0c3f6b7a1", Title: "騰訊控股第三季度收入增長15%", Published: time.Unix(1765526400, 0).UTC(),
+			Market: "stock", Lang: "hk", Link: "https://news.example.com/a/8f1c7a52", Provider: "Reuters"},
+		{ID: "0d2b44e9-7c61-4f0a-8e3b-9b7f12aa04c5", Title: "恒生指數午後回升", Published: time.Unix(1765522800, 0).UTC(),
+			Market: "stock", Lang: "hk", Link: "https://news.example.com/a/0d2b44e9", Provider: "AASTOCKS"},
+	}
+	newsPage2Items = []itick.NewsItem{
+		{ID: "c47e9b10-55d3-4e8e-b0f1-2a6d8c9e3f77", Title: "港股通南向資金淨流入", Published: time.Unix(1765519200, 0).UTC(),
+			Market: "stock", Lang: "hk", Link: "https://news.example.com/a/c47e9b10", Provider: "HKET"},
+	}
+	splitRecords = []itick.SplitRecord{
+		{ExDate: ms(1765152000000), Region: itick.RegionUS, Name: "Nvidia Corp", Code: "NVDA", Ratio: "10:1"},
+		{ExDate: ms(1764892800000), Region: itick.RegionUS, Name: "Walgreens Boots Alliance", Code: "WBA", Ratio: "1:20"},
+		{ExDate: ms(1764633600000), Region: itick.RegionUS, Name: "Chipotle Mexican Grill", Code: "CMG", Ratio: "50:1"},
+	}
+)
+
+var (
+	ipoNWBT = itick.IPO{ListingDate: ms(1766016000000), Company: "Northwind Biotech Holdings", Code: "NWBT", Exchange: "NASDAQ",
+		Country: "US", MarketCap: "19.1M", Price: "3.50-4.50",
+		SubscriptionStart: sec(1765497600), SubscriptionEnd: sec(1765843200), ResultDate: sec(1765929600)}
+	ipoHLAC = itick.IPO{ListingDate: ms(1766102400000), Company: "Harbor Lane Acquisition Corp", Code: "HLAC", Exchange: "NYSE",
+		Country: "US", MarketCap: "200M", Price: "10.00", SubscriptionStart: sec(1765584000), SubscriptionEnd: sec(1765929600)}
+	ipoQPM = itick.IPO{ListingDate: ms(1766361600000), Company: "Quarry Point Minerals", Code: "QPM", Exchange: "NYSE American",
+		Country: "US", MarketCap: "48.6M", Price: "5.00-6.00",
+		SubscriptionStart: sec(1765843200), SubscriptionEnd: sec(1766188800), ResultDate: sec(1766275200)}
+)
+
+var (
+	statusHK = itick.MarketStatus{Code: "HK", Region: "Hong Kong", Open: true, State: itick.MarketLunchBreak,
+		Sessions: []string{"09:00-09:30", "09:30-12:00", "13:00-16:00", "16:00-16:10"},
+		Zone:     "Asia/Hong_Kong", LocalTime: "2025-12-12 12:31:05"}
+	statusUS = itick.MarketStatus{Code: "US", Region: "United States", Open: false, State: itick.MarketClosedHoliday,
+		Holiday: "Christmas Day", Sessions: []string{"04:00-09:30", "09:30-16:00", "16:00-20:00"},
+		Zone: "America/New_York", LocalTime: "2025-12-25 10:02:44"}
+)
+
+var newsArticle = itick.NewsArticle{ID: "8f2b6c1e-5a47-4d0b-9b2e-3c1d7e9a0f42",
+	Title: "Tencent shares rise as gaming revenue beats estimates", Published: sec(1765526400), Lang: "en",
+	Link:    "https://example.com/markets/tencent-gaming-revenue",
+	Summary: "Tencent reported quarterly gaming revenue above analyst expectations.",
+	Body:    "Tencent Holdings said on Wednesday that revenue from its domestic games grew 15% from a year earlier...",
+	Tags:    []string{"Tencent", "gaming", "700"}, Markets: []string{"HK", "US"}, Market: "stock"}
+
+// TestModels_MarshalWireForm: json.Marshal of every model gives the
+// service's own wire form: short keys, Unix ms (or seconds for news).
+func TestModels_MarshalWireForm(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		v    any
+		want string
+	}{
+		{"Quote", itick.Quote{Symbol: "700", Last: 616, Open: 608, PrevClose: 608, High: 616, Low: 601.5, Time: ms(1765526889000),
+			Volume: 17825495, Turnover: 10871536434.36, Status: 0, Change: 8, ChangePercent: 1.32},
+			`{"s":"700","ld":616,"o":608,"p":608,"h":616,"l":601.5,"t":1765526889000,"v":17825495,"tu":10871536434.36,"ts":0,"ch":8,"chp":1.32}`},
+		{"DepthLevel", lv(1, 92311.5, 0.01234, 0.01234), `{"po":1,"p":92311.5,"v":0.01234,"o":0.01234}`},
+		{"DepthBook", itick.DepthBook{Symbol: "EURUSD", Asks: []itick.DepthLevel{lv(1, 1.1623899999999999, 0, 0)}, Bids: []itick.DepthLevel{lv(1, 1.16235, 0, 0)}},
+			`{"s":"EURUSD","a":[{"po":1,"p":` + strconv.FormatFloat(1.1623899999999999, 'f', -1, 64) + `,"v":0,"o":0}],"b":[{"po":1,"p":1.16235,"v":0,"o":0}]}`},
+		{"Kline", itick.Kline{Time: ms(1765497600000), Open: 6851.2, High: 6861.23, Low: 6800.05, Close: 6827.41, Volume: 2588791221, Turnover: 2.1e13},
+			`{"t":1765497600000,"o":6851.2,"h":6861.23,"l":6800.05,"c":6827.41,"v":2588791221,"tu":21000000000000}`},
+		{"SplitRecord", splitRecords[0], `{"d":1765152000000,"r":"US","n":"Nvidia Corp","c":"NVDA","v":"10:1"}`},
+		{"SplitPage", itick.SplitPage{Records: splitRecords[2:], Page: 1, Size: 2, TotalPages: 2, TotalElements: 3, Last: true},
+			`{"content":[{"d":1764633600000,"r":"US","n":"Chipotle Mexican Grill","c":"CMG","v":"50:1"}],"page":1,"size":2,"totalPages":2,"totalElements":3,"last":true}`},
+		{"NewsItem", newsPage2Items[0],
+			`{"id":"c47e9b10-55d3-4e8e-b0f1-2a6d8c9e3f77","te":"港股通南向資金淨流入","pt":1765519200,"mt":"stock","lg":"hk","lk":"https://news.example.com/a/c47e9b10","pv":"HKET"}`},
+		{"NewsPage", itick.NewsPage{Items: newsPage2Items, NextCursor: "2025-12-12T05:59:59.000000001Z", HasMore: false, Count: 1},
+			`{"data":[{"id":"c47e9b10-55d3-4e8e-b0f1-2a6d8c9e3f77","te":"港股通南向資金淨流入","pt":1765519200,"mt":"stock","lg":"hk","lk":"https://news.example.com/a/c47e9b10","pv":"HKET"}],` +
+				`"pagination":{"nextCursor":"2025-12-12T05:59:59.000000001Z","hasMore":false,"count":1}}`},
+		{"pointer to Quote", &itick.Quote{Symbol: "BTCUSDT", Last: 92311.5, Time: ms(1765526889123)},
+			`{"s":"BTCUSDT","ld":92311.5,"o":0,"p":0,"h":0,"l":0,"t":1765526889123,"v":0,"tu":0,"ts":0,"ch":0,"chp":0}`},
+		{"zero time", itick.Kline{}, `{"t":0,"o":0,"h":0,"l":0,"c":0,"v":0,"tu":0}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := json.Marshal(tc.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, string(got)); diff != "" {
+				t.Errorf("Marshal (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestModels_TolerantDecoding: numbers as JSON strings, pt as a number or
+// a string, a level without p, fractional orders, unknown fields and nulls
+// all decode.
+func TestModels_TolerantDecoding(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		in   string
+		newV func() any
+		want any
+	}{
+		{"quote numbers as strings", `{"s":"700","ld":"616.5","o":"608","h":"617","l":"601","t":"1765526889000","v":"17825495","tu":"1.08e10","ts":"0","ch":"8.5","chp":"1.4"}`,
+			func() any { return new(itick.Quote) },
+			&itick.Quote{Symbol: "700", Last: 616.5, Open: 608, High: 617, Low: 601, Time: ms(1765526889000), Volume: 17825495, Turnover: 1.08e10, Change: 8.5, ChangePercent: 1.4}},
+		{"quote symbol as a number", `{"s":700,"ld":616}`, func() any { return new(itick.Quote) }, &itick.Quote{Symbol: "700", Last: 616}},
+		{"quote without p ch chp, with unknown fields", `{"s":"BTCUSDT","ld":92311.5,"t":1765526889123,"r":"BA","extra":{"x":[1,2]}}`,
+			func() any { return new(itick.Quote) }, &itick.Quote{Symbol: "BTCUSDT", Last: 92311.5, Time: ms(1765526889123)}},
+		{"quote nulls", `{"s":null,"ld":null,"t":null,"ts":null}`, func() any { return new(itick.Quote) }, &itick.Quote{}},
+		{"quote halted", `{"s":"700","ts":1}`, func() any { return new(itick.Quote) }, &itick.Quote{Symbol: "700", Status: 1}},
+		{"level without p", `{"po":1,"v":0,"o":0}`, func() any { return new(itick.DepthLevel) }, &itick.DepthLevel{Level: 1}},
+		{"fractional orders", `{"po":2,"p":"3120.5","v":4.2031,"o":4.2031}`, func() any { return new(itick.DepthLevel) },
+			&itick.DepthLevel{Level: 2, Price: 3120.5, Volume: 4.2031, Orders: 4.2031}},
+		{"level as string", `{"po":"3","p":1,"v":2,"o":3}`, func() any { return new(itick.DepthLevel) },
+			&itick.DepthLevel{Level: 3, Price: 1, Volume: 2, Orders: 3}},
+		{"book with null sides", `{"s":"DJI","a":null,"b":[]}`, func() any { return new(itick.DepthBook) }, &itick.DepthBook{Symbol: "DJI", Bids: []itick.DepthLevel{}}},
+		{"kline exponent turnover", `{"t":1765497600000,"o":1,"h":2,"l":0.5,"c":1.5,"v":"10","tu":2.1e13,"vw":1.2}`,
+			func() any { return new(itick.Kline) },
+			&itick.Kline{Time: ms(1765497600000), Open: 1, High: 2, Low: 0.5, Close: 1.5, Volume: 10, Turnover: 2.1e13}},
+		{"news pt as number", `{"id":"n1","te":"t","pt":1765526400}`, func() any { return new(itick.NewsItem) },
+			&itick.NewsItem{ID: "n1", Title: "t", Published: time.Unix(1765526400, 0).UTC()}},
+		{"news pt as string", `{"id":"n1","te":"t","pt":"1765526400","img":"x"}`, func() any { return new(itick.NewsItem) },
+			&itick.NewsItem{ID: "n1", Title: "t", Published: time.Unix(1765526400, 0).UTC()}},
+		{"split record date as string", `{"d":"1765152000000","r":"US","n":"Nvidia Corp","c":"NVDA","v":"10:1"}`,
+			func() any { return new(itick.SplitRecord) }, &splitRecords[0]},
+		{"split page numbers as strings", `{"content":[],"page":"1","size":"20","totalPages":"3","totalElements":"41","last":"false"}`,
+			func() any { return new(itick.SplitPage) }, &itick.SplitPage{Records: []itick.SplitRecord{}, Page: 1, Size: 20, TotalPages: 3, TotalElements: 41}},
+		{"news page count as string", `{"data":[],"pagination":{"nextCursor":"2025-12-12T07:00:00.123456789Z","hasMore":"true","count":"0"}}`,
+			func() any { return new(itick.NewsPage) }, &itick.NewsPage{Items: []itick.NewsItem{}, NextCursor: "2025-12-12T07:00:00.123456789Z", HasMore: true}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := tc.newV()
+			if err := json.Unmarshal([]byte(tc.in), got); err != nil {
+				t.Fatalf("decode: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("decoded (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestModels_RejectsGarbage: values no service sends are decode errors,
+// not silent zeros.
+func TestModels_RejectsGarbage(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		in   string
+		v    any
+	}{
+		{"price as word", `{"ld":"abc"}`, new(itick.Quote)},
+		{"NaN", `{"ld":"NaN"}`, new(itick.Quote)},
+		{"Inf", `{"ld":"Inf"}`, new(itick.Quote)},
+		{"time as object", `{"t":{}}`, new(itick.Kline)},
+		{"level fractional", `{"po":1.5}`, new(itick.DepthLevel)},
+		{"last as word", `{"last":"maybe"}`, new(itick.SplitPage)},
+		{"not an object", `[1,2]`, new(itick.Quote)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if err := json.Unmarshal([]byte(tc.in), tc.v); err == nil {
+				t.Errorf("decoded %s without error: %+v", tc.in, tc.v)
+			}
+		})
+	}
+}
+
+// TestModels_TimesAreUTC: decoded times are in UTC.
+func TestModels_TimesAreUTC(t *testing.T) {
+	t.Parallel()
+	var q itick.Quote
+	if err := json.Unmarshal([]byte(`{"t":1765526889000}`), &q); err != nil {
+		t.Fatal(err)
+	}
+	if q.Time.Location() != time.UTC {
+		t.Errorf("Time location = %v, want UTC", q.Time.Location())
+	}
+}
+
+// TestModels_NumbersAsEncodingJSON: model numbers are written exactly as
+// encoding/json writes a float64, so whole numbers stay integers.
+func TestModels_NumbersAsEncodingJSON(t *testing.T) {
+	t.Parallel()
+	for _, f := range []float64{0, 616, -1.3, 17825495, 2.1e13, 1e20, 1e21, 2.5e-7, 1e-6, 0.00011, 1.3431899999999999, -4.2e-9} {
+		got, err := json.Marshal(lv(0, f, 0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, _ := json.Marshal(f)
+		want := `{"po":0,"p":` + string(plain) + `,"v":0,"o":0}`
+		if string(got) != want {
+			t.Errorf("Marshal price %v = %s, want %s", f, got, want)
+		}
+	}
+}
+
+// TestModels_RoundTripFixtures: decoding each fixture's data, marshalling
+// it and decoding that again gives equal values.
+func TestModels_RoundTripFixtures(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		fixture string
+		newV    func() any
+	}{
+		{"stock_depth.json", func() any { return new(itick.DepthBook) }},
+		{"crypto_depth.json", func() any { return new(itick.DepthBook) }},
+		{"stock_depths.json", func() any { return new(map[string]itick.DepthBook) }},
+		{"crypto_depths.json", func() any { return new(map[string]itick.DepthBook) }},
+		{"forex_depths.json", func() any { return new(map[string]itick.DepthBook) }},
+		{"future_depths.json", func() any { return new(map[string]itick.DepthBook) }},
+		{"fund_depths.json", func() any { return new(map[string]itick.DepthBook) }},
+		{"indices_depths.json", func() any { return new(map[string]itick.DepthBook) }},
+		{"stock_quotes.json", func() any { return new(map[string]itick.Quote) }},
+		{"crypto_quotes.json", func() any { return new(map[string]itick.Quote) }},
+		{"forex_quotes.json", func() any { return new(map[string]itick.Quote) }},
+		{"future_quotes.json", func() any { return new(map[string]itick.Quote) }},
+		{"indices_quotes.json", func() any { return new(map[string]itick.Quote) }},
+		{"stock_klines.json", func() any { return new(map[string][]itick.Kline) }},
+		{"crypto_klines.json", func() any { return new(map[string][]itick.Kline) }},
+		{"forex_klines.json", func() any { return new(map[string][]itick.Kline) }},
+		{"future_klines.json", func() any { return new(map[string][]itick.Kline) }},
+		{"indices_klines.json", func() any { return new(map[string][]itick.Kline) }},
+		{"stock_split_page0.json", func() any { return new(itick.SplitPage) }},
+		{"stock_split_page1.json", func() any { return new(itick.SplitPage) }},
+		{"news_page1.json", func() any { return new(itick.NewsPage) }},
+		{"news_page2.json", func() any { return new(itick.NewsPage) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.fixture, func(t *testing.T) {
+			t.Parallel()
+			first := tc.newV()
+			if err := json.Unmarshal(fixtureData(t, tc.fixture), first); err != nil {
+				t.Fatalf("decode: %v", err)
+			}
+			if reflect.ValueOf(first).Elem().IsZero() {
+				t.Fatal("decoded nothing")
+			}
+			wire, err := json.Marshal(first)
+			if err != nil {
+				t.Fatalf("marshal: %v", err)
+			}
+			second := tc.newV()
+			if err := json.Unmarshal(wire, second); err != nil {
+				t.Fatalf("decode again: %v\n%s", err, wire)
+			}
+			if diff := cmp.Diff(first, second); diff != "" {
+				t.Errorf("round trip (-first +second):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestExtra_MarketRoundTrip: every new endpoint's data survives a trip to
+// the wire form and back.
+func TestExtra_MarketRoundTrip(t *testing.T) {
+	t.Parallel()
+	classes := []string{"stock", "crypto", "forex", "indices", "future", "fund"}
+	for _, class := range classes {
+		t.Run(class, func(t *testing.T) {
+			t.Parallel()
+			roundTrip[itick.Quote](t, fixtureData(t, class+"_quote.json"))
+			roundTrip[[]itick.Kline](t, fixtureData(t, class+"_kline.json"))
+			roundTrip[itick.Tick](t, fixtureData(t, class+"_tick.json"))
+			roundTrip[map[string]itick.Tick](t, fixtureData(t, class+"_ticks.json"))
+		})
+	}
+	for _, name := range []string{"forex_depth.json", "future_depth.json", "fund_depth.json", "indices_depth.json"} {
+		roundTrip[itick.DepthBook](t, fixtureData(t, name))
+	}
+	roundTrip[map[string]itick.Quote](t, fixtureData(t, "fund_quotes.json"))
+	roundTrip[map[string][]itick.Kline](t, fixtureData(t, "fund_klines.json"))
+
+	// The wire form keeps the short keys, Unix ms and plain numbers.
+	q, wire := roundTrip[itick.Quote](t, fixtureData(t, "stock_quote.json"))
+	if q.ChangePercent != 1.32 {
+		t.Errorf("chp sent as a string decoded to %v", q.ChangePercent)
+	}
+	const wantWire = `{"s":"700","ld":616,"o":608,"p":608,"h":616,"l":601.5,"t":1765526889000,"v":17825495,"tu":10871536434.36,"ts":0,"ch":8,"chp":1.32}`
+	if string(wire) != wantWire {
+		t.Errorf("wire form\n got %s\nwant %s", wire, wantWire)
+	}
+}
+
+func TestStockInfo_RoundTrip(t *testing.T) {
+	t.Parallel()
+	roundTrip[itick.StockInfo](t, fixtureData(t, "stock_info.json"))
+	roundTrip[itick.IPOPage](t, fixtureData(t, "stock_ipo_page1.json"))
+	p, _ := roundTrip[itick.IPOPage](t, fixtureData(t, "stock_ipo_page0.json"))
+
+	// dt goes out in milliseconds, bs, es and ro in seconds.
+	_, wire := roundTrip[itick.IPO](t, []byte(`{"dt":1766016000000,"cn":"Northwind Biotech Holdings","sc":"NWBT","ex":"NASDAQ","ct":"US","mc":"19.1M","pr":"3.50-4.50","bs":1765497600,"es":1765843200,"ro":1765929600}`))
+	const want = `{"dt":1766016000000,"cn":"Northwind Biotech Holdings","sc":"NWBT","ex":"NASDAQ","ct":"US","mc":"19.1M","pr":"3.50-4.50","bs":1765497600,"es":1765843200,"ro":1765929600}`
+	if string(wire) != want {
+		t.Errorf("IPO wire form\n got %s\nwant %s", wire, want)
+	}
+	if got := p.Records[0].SubscriptionEnd; !got.Equal(time.Date(2025, 12, 16, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("es decoded to %v, want 2025-12-16 (seconds, not ms)", got)
+	}
+}
+
+func TestReference_RoundTrip(t *testing.T) {
+	t.Parallel()
+	roundTrip[[]itick.Symbol](t, fixtureData(t, "symbol_list.json"))
+	hs, wire := roundTrip[[]itick.Holiday](t, fixtureData(t, "symbol_holidays.json"))
+	if len(hs) != 3 {
+		t.Fatalf("got %d holidays", len(hs))
+	}
+	var back []map[string]any
+	if err := json.Unmarshal(wire, &back); err != nil {
+		t.Fatal(err)
+	}
+	// v goes back out as a JSON-encoded list inside a string, ey as text.
+	if diff := cmp.Diff(map[string]any{"c": "US", "r": "United States", "tz": -5.0, "et": "09:30 - 16:00",
+		"v": `["2025-01-01","2025-01-20","2025-07-04","2025-12-25"]`, "ey": "2025"}, back[0]); diff != "" {
+		t.Errorf("holiday wire form (-want +got):\n%s", diff)
+	}
+
+	_, wire = roundTrip[itick.MarketStatus](t, fixtureData(t, "market_status.json"))
+	const wantStatus = `{"c":"HK","r":"Hong Kong","o":true,"s":"LUNCH_BREAK","h":"","t":"09:00-09:30,09:30-12:00,13:00-16:00,16:00-16:10","z":"Asia/Hong_Kong","l":"2025-12-12 12:31:05"}`
+	if string(wire) != wantStatus {
+		t.Errorf("status wire form\n got %s\nwant %s", wire, wantStatus)
+	}
+	roundTrip[[]itick.MarketStatus](t, fixtureData(t, "market_status_array.json"))
+}
+
+func TestNewsDetail_RoundTrip(t *testing.T) {
+	t.Parallel()
+	_, wire := roundTrip[itick.NewsArticle](t, fixtureData(t, "news_detail.json"))
+	const want = `{"id":"8f2b6c1e-5a47-4d0b-9b2e-3c1d7e9a0f42","te":"Tencent shares rise as gaming revenue beats estimates","pt":1765526400,"lg":"en","lk":"https://example.com/markets/tencent-gaming-revenue","sd":"Tencent reported quarterly gaming revenue above analyst expectations.","cd":"Tencent Holdings said on Wednesday that revenue from its domestic games grew 15% from a year earlier...","tg":["Tencent","gaming","700"],"mts":["HK","US"],"mt":"stock"}`
+	if string(wire) != want {
+		t.Errorf("wire form\n got %s\nwant %s", wire, want)
+	}
+	// pt as a string and null lists decode too.
+	roundTrip[itick.NewsArticle](t, []byte(`{"id":"x","pt":"1765526400","tg":null,"mts":[]}`))
+}
