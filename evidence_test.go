@@ -88,7 +88,7 @@ func TestAPIErrorCarriesEvidence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := evidenceServer(t, tc.status, tc.header, tc.body)
-			c := serverClientAt(t, srv.URL, itick.WithRetries(0))
+			c := newServerClient(t, srv, testToken, itick.WithRetries(0))
 			err := tc.call(c)
 			var apiErr *itick.APIError
 			if !errors.As(err, &apiErr) {
@@ -135,8 +135,7 @@ func TestAPIErrorBodyTokenAtTheBound(t *testing.T) {
 		w.WriteHeader(http.StatusBadRequest)
 		fmt.Fprint(w, page(n))
 	}))
-	t.Cleanup(srv.Close)
-	c := serverClientAt(t, srv.URL, itick.WithRetries(0))
+	c := newServerClient(t, srv, testToken, itick.WithRetries(0))
 	for n := bound - len(testToken) - 16; n <= bound+2; n++ {
 		err := c.Get(t.Context(), "/page", url.Values{"n": {strconv.Itoa(n)}}, nil)
 		var apiErr *itick.APIError
@@ -174,7 +173,7 @@ func TestAPIErrorHeaderIsBoundedAndRedacted(t *testing.T) {
 		h[fmt.Sprintf("X-H-%03d", i)] = vs
 	}
 	srv := evidenceServer(t, 400, h, `{"code":400,"msg":"no"}`)
-	c := serverClientAt(t, srv.URL, itick.WithRetries(0))
+	c := newServerClient(t, srv, testToken, itick.WithRetries(0))
 	err := c.Get(t.Context(), "/x", nil, nil)
 	var apiErr *itick.APIError
 	if !errors.As(err, &apiErr) {
@@ -228,7 +227,7 @@ func TestAPIErrorHeaderIsACopy(t *testing.T) {
 		}
 		return resp, err
 	})
-	c := serverClientAt(t, srv.URL, itick.WithRetries(0), itick.WithHTTPClient(&http.Client{Transport: rt}))
+	c := newServerClient(t, srv, testToken, itick.WithRetries(0), itick.WithHTTPClient(&http.Client{Transport: rt}))
 	var first, second *itick.APIError
 	if err := c.Get(t.Context(), "/x", nil, nil); !errors.As(err, &first) {
 		t.Fatalf("got %v, want an *APIError", err)
@@ -304,7 +303,7 @@ func TestDecodeFailureSaysWhere(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := evidenceServer(t, 200, nil, tc.body)
-			c := serverClientAt(t, srv.URL, itick.WithRetries(0))
+			c := newServerClient(t, srv, testToken, itick.WithRetries(0))
 			err := tc.call(c)
 			var apiErr *itick.APIError
 			if !errors.As(err, &apiErr) || apiErr.StatusCode != 200 {

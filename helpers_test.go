@@ -65,15 +65,11 @@ func newMockClient(t testing.TB, token string, opts ...itick.Option) (*itick.Cli
 	return c, mt
 }
 
-// newServerClient starts srv on 127.0.0.1, unless the test started it
-// already (as a TLS server, say), closes it when the test ends, and
-// returns a client of it sending token. A handler with a Close method,
-// such as a stream simulator, is closed before the server.
+// newServerClient returns a client of the httptest server srv sending
+// token, and closes srv when the test ends; a handler of srv with a Close
+// method, such as a stream simulator, is closed first.
 func newServerClient(t testing.TB, srv *httptest.Server, token string, opts ...itick.Option) *itick.Client {
 	t.Helper()
-	if srv.URL == "" {
-		srv.Start()
-	}
 	t.Cleanup(func() {
 		if h, ok := srv.Config.Handler.(interface{ Close() }); ok {
 			h.Close()

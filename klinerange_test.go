@@ -156,8 +156,7 @@ func (s *rangeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func newRangeService(t *testing.T, s *rangeService, opts ...itick.Option) *itick.Client {
 	t.Helper()
 	srv := httptest.NewServer(s)
-	t.Cleanup(srv.Close)
-	return serverClientAt(t, srv.URL, opts...)
+	return newServerClient(t, srv, testToken, opts...)
 }
 
 var (

@@ -124,8 +124,7 @@ func TestBehaviour11_RefusalEndsTheBatch(t *testing.T) {
 				w.WriteHeader(tc.status)
 				io.WriteString(w, tc.body)
 			}))
-			defer srv.Close()
-			c := serverClientAt(t, srv.URL, itick.WithPlan(itick.PlanBase), itick.WithConcurrency(1))
+			c := newServerClient(t, srv, testToken, itick.WithPlan(itick.PlanBase), itick.WithConcurrency(1))
 			got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, codes(300))
 			if _, ok := err.(*itick.APIError); !ok {
 				t.Fatalf("err = %v (%T), want the chunk's *APIError as it is", err, err)
@@ -169,8 +168,7 @@ func TestBehaviour11_RefusalCancelsChunksInFlight(t *testing.T) {
 		<-r.Context().Done() // held until the client gives up on it
 		cancelled.Add(1)
 	}))
-	defer srv.Close()
-	c := serverClientAt(t, srv.URL, itick.WithBatchSize(10), itick.WithConcurrency(conc))
+	c := newServerClient(t, srv, testToken, itick.WithBatchSize(10), itick.WithConcurrency(conc))
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, codes(300))
@@ -214,8 +212,7 @@ func TestBehaviour11_LongRetryAfterSendsNoMoreChunks(t *testing.T) {
 		}
 		io.WriteString(w, quotesEnvelope(cs, nil))
 	}))
-	defer srv.Close()
-	c := serverClientAt(t, srv.URL, itick.WithBatchSize(2), itick.WithConcurrency(1), itick.WithRetries(3))
+	c := newServerClient(t, srv, testToken, itick.WithBatchSize(2), itick.WithConcurrency(1), itick.WithRetries(3))
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, codes(10))
 	var be *itick.BatchError
 	if !errors.As(err, &be) {
@@ -279,8 +276,7 @@ func TestBehaviour11_LongRetryAfterKeepsChunksInFlight(t *testing.T) {
 		}
 		io.WriteString(w, quotesEnvelope(cs, nil))
 	}))
-	defer srv.Close()
-	c := serverClientAt(t, srv.URL, itick.WithBatchSize(2), itick.WithConcurrency(2))
+	c := newServerClient(t, srv, testToken, itick.WithBatchSize(2), itick.WithConcurrency(2))
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, codes(10))
 	var be *itick.BatchError
 	if !errors.As(err, &be) {
@@ -463,7 +459,7 @@ func TestBehaviour10_PagingStopsAtAnyRepeatedPage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv, n := pageCycler(t, tc.path, tc.pages...)
-			c := serverClientAt(t, srv.URL)
+			c := newServerClient(t, srv, testToken)
 			var got []string
 			for code, err := range tc.iter(c, t.Context()) {
 				if err != nil {
@@ -494,8 +490,7 @@ func TestNewsGetRejectsDotSegments(t *testing.T) {
 		n.Add(1)
 		http.NotFound(w, nil)
 	}))
-	defer srv.Close()
-	c := serverClientAt(t, srv.URL)
+	c := newServerClient(t, srv, testToken)
 	for _, id := range []string{".", "..", " .. ", "%2e", "%2E", "%2e%2E", ".%2e", "%2e."} {
 		_, err := c.News.Get(t.Context(), id, "en")
 		if !errors.Is(err, itick.ErrInvalidArgument) {
@@ -522,8 +517,7 @@ func TestNewsGetIDStaysOneSegment(t *testing.T) {
 		w.WriteHeader(http.StatusNotFound)
 		io.WriteString(w, `{"code":404,"msg":"not found"}`)
 	}))
-	defer srv.Close()
-	c := serverClientAt(t, srv.URL+"/v1", itick.WithRetries(0))
+	c := newServerClient(t, srv, testToken, itick.WithBaseURL(srv.URL+"/v1"), itick.WithRetries(0))
 	for _, tc := range []struct{ id, path, escaped string }{
 		{"../stock/quote", "/v1/news/../stock/quote", "/v1/news/..%2Fstock%2Fquote"},
 		{"a?lang=zh", "/v1/news/a?lang=zh", "/v1/news/a%3Flang=zh"},

@@ -21,10 +21,9 @@ import (
 	"github.com/d19c4e34/itick/markettest"
 )
 
-// scriptServer is an httptest server that records what reaches it and answers
-// every request with the next of its replies, repeating the last.
-type scriptServer struct {
-	*httptest.Server
+// script is a handler that records what reaches it and answers every
+// request with the next of its replies, repeating the last.
+type script struct {
 	mu      sync.Mutex
 	reqs    []*http.Request
 	replies []scriptReply
@@ -36,25 +35,21 @@ type scriptReply struct {
 	body   string
 }
 
-func newScriptServer(t *testing.T, replies ...scriptReply) *scriptServer {
-	t.Helper()
-	s := &scriptServer{replies: replies}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.reqs = append(s.reqs, r.Clone(context.Background()))
-		rep := s.replies[min(len(s.reqs), len(s.replies))-1]
-		s.mu.Unlock()
-		for k, v := range rep.header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(rep.status)
-		fmt.Fprint(w, rep.body)
-	}))
-	t.Cleanup(s.Close)
-	return s
+func newScript(replies ...scriptReply) *script { return &script{replies: replies} }
+
+func (s *script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.reqs = append(s.reqs, r.Clone(context.Background()))
+	rep := s.replies[min(len(s.reqs), len(s.replies))-1]
+	s.mu.Unlock()
+	for k, v := range rep.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rep.status)
+	fmt.Fprint(w, rep.body)
 }
 
-func (s *scriptServer) requests() []*http.Request {
+func (s *script) requests() []*http.Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]*http.Request(nil), s.reqs...)
@@ -88,8 +83,9 @@ func TestGetRequest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newScriptServer(t, ok(`{"code":0,"msg":null,"data":{"x":1}}`))
-			c := serverClientAt(t, srv.URL+tt.basePath, itick.WithUserAgent("bot/2"))
+			script := newScript(ok(`{"code":0,"msg":null,"data":{"x":1}}`))
+			srv := httptest.NewServer(script)
+			c := newServerClient(t, srv, testToken, itick.WithBaseURL(srv.URL+tt.basePath), itick.WithUserAgent("bot/2"))
 			var got json.RawMessage
 			if err := c.Get(t.Context(), tt.path, tt.query, &got); err != nil {
 				t.Fatal(err)
@@ -97,7 +93,7 @@ func TestGetRequest(t *testing.T) {
 			if string(got) != `{"x":1}` {
 				t.Errorf("out = %s, want the data as sent", got)
 			}
-			reqs := srv.requests()
+			reqs := script.requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests, want 1", len(reqs))
 			}
@@ -117,8 +113,9 @@ func TestGetRequest(t *testing.T) {
 // or that servers read differently, is ErrInvalidArgument and sends nothing.
 func TestGetRefusesBadPaths(t *testing.T) {
 	t.Parallel()
-	srv := newScriptServer(t, ok(`{"code":0,"data":{}}`))
-	c := serverClientAt(t, srv.URL+"/v1")
+	script := newScript(ok(`{"code":0,"data":{}}`))
+	srv := httptest.NewServer(script)
+	c := newServerClient(t, srv, testToken, itick.WithBaseURL(srv.URL+"/v1"))
 	bad := []string{
 		"",
 		"stock/quote",
@@ -170,7 +167,7 @@ func TestGetRefusesBadPaths(t *testing.T) {
 	if err := c.Get(nilCtx, "/stock/quote", nil, nil); !errors.Is(err, itick.ErrInvalidArgument) {
 		t.Errorf("nil context: %v, want ErrInvalidArgument", err)
 	}
-	if n := len(srv.requests()); n != 0 {
+	if n := len(script.requests()); n != 0 {
 		t.Errorf("%d requests reached the server, want none", n)
 	}
 	if st := c.Stats(); st.Requests != 0 || st.Errors != 0 {
@@ -213,8 +210,9 @@ func TestGetDecodesAsEncodingJSON(t *testing.T) {
 	for _, body := range bodies {
 		t.Run(body, func(t *testing.T) {
 			t.Parallel()
-			srv := newScriptServer(t, ok(body))
-			c := serverClientAt(t, srv.URL)
+			script := newScript(ok(body))
+			srv := httptest.NewServer(script)
+			c := newServerClient(t, srv, testToken)
 			if got, want := getLikeJSON(t, c, body, json.RawMessage(nil)); string(got) != string(want) {
 				t.Errorf("RawMessage %q, encoding/json %q", got, want)
 			}
@@ -261,8 +259,9 @@ func TestGetAppliesTheSuccessRule(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newScriptServer(t, tt.reply)
-			c := serverClientAt(t, srv.URL)
+			script := newScript(tt.reply)
+			srv := httptest.NewServer(script)
+			c := newServerClient(t, srv, testToken)
 			for _, out := range []any{nil, new(json.RawMessage)} {
 				err := c.Get(t.Context(), "/symbol/info", url.Values{"code": {"700"}}, out)
 				var apiErr *itick.APIError
@@ -290,47 +289,50 @@ func TestGetRetries(t *testing.T) {
 	okBody := `{"code":0,"data":[1,2]}`
 	t.Run("429 and 503 then success", func(t *testing.T) {
 		t.Parallel()
-		srv := newScriptServer(t,
-			scriptReply{status: 429, header: http.Header{"Retry-After": {"0"}}, body: `{"code":429}`},
+		script := newScript(scriptReply{status: 429, header: http.Header{"Retry-After": {"0"}}, body: `{"code":429}`},
 			scriptReply{status: 503, body: `busy`},
 			ok(okBody))
+		srv := httptest.NewServer(script)
 		lim := &countingLimiter{}
-		c := serverClientAt(t, srv.URL, itick.WithLimiter(lim))
+		c := newServerClient(t, srv, testToken, itick.WithLimiter(lim))
 		var got []int
 		if err := c.Get(t.Context(), "/stock/quote", nil, &got); err != nil {
 			t.Fatal(err)
 		}
-		if !cmp.Equal(got, []int{1, 2}) || len(srv.requests()) != 3 || lim.n.Load() != 3 {
-			t.Errorf("got %v after %d requests and %d limiter waits, want [1 2], 3, 3", got, len(srv.requests()), lim.n.Load())
+		if !cmp.Equal(got, []int{1, 2}) || len(script.requests()) != 3 || lim.n.Load() != 3 {
+			t.Errorf("got %v after %d requests and %d limiter waits, want [1 2], 3, 3", got, len(script.requests()), lim.n.Load())
 		}
 	})
 	t.Run("Retry-After past the bound", func(t *testing.T) {
 		t.Parallel()
-		srv := newScriptServer(t, scriptReply{status: 429, header: http.Header{"Retry-After": {"3600"}}, body: `{}`})
-		c := serverClientAt(t, srv.URL)
+		script := newScript(scriptReply{status: 429, header: http.Header{"Retry-After": {"3600"}}, body: `{}`})
+		srv := httptest.NewServer(script)
+		c := newServerClient(t, srv, testToken)
 		err := c.Get(t.Context(), "/stock/quote", nil, nil)
 		var apiErr *itick.APIError
 		if !errors.Is(err, itick.ErrRateLimited) || !errors.As(err, &apiErr) || apiErr.RetryAfter != time.Hour {
 			t.Errorf("%v, want ErrRateLimited with RetryAfter 1h", err)
 		}
-		if n := len(srv.requests()); n != 1 {
+		if n := len(script.requests()); n != 1 {
 			t.Errorf("%d requests, want 1", n)
 		}
 	})
 	t.Run("not retried", func(t *testing.T) {
 		t.Parallel()
-		srv := newScriptServer(t, scriptReply{status: 400, body: `{"code":400,"msg":"bad"}`}, ok(okBody))
-		c := serverClientAt(t, srv.URL)
-		if err := c.Get(t.Context(), "/stock/quote", nil, nil); err == nil || len(srv.requests()) != 1 {
-			t.Errorf("%v after %d requests, want an error after 1", err, len(srv.requests()))
+		script := newScript(scriptReply{status: 400, body: `{"code":400,"msg":"bad"}`}, ok(okBody))
+		srv := httptest.NewServer(script)
+		c := newServerClient(t, srv, testToken)
+		if err := c.Get(t.Context(), "/stock/quote", nil, nil); err == nil || len(script.requests()) != 1 {
+			t.Errorf("%v after %d requests, want an error after 1", err, len(script.requests()))
 		}
 	})
 	t.Run("retries off", func(t *testing.T) {
 		t.Parallel()
-		srv := newScriptServer(t, scriptReply{status: 503, body: `busy`}, ok(okBody))
-		c := serverClientAt(t, srv.URL, itick.WithRetries(0))
-		if err := c.Get(t.Context(), "/stock/quote", nil, nil); err == nil || len(srv.requests()) != 1 {
-			t.Errorf("%v after %d requests, want an error after 1", err, len(srv.requests()))
+		script := newScript(scriptReply{status: 503, body: `busy`}, ok(okBody))
+		srv := httptest.NewServer(script)
+		c := newServerClient(t, srv, testToken, itick.WithRetries(0))
+		if err := c.Get(t.Context(), "/stock/quote", nil, nil); err == nil || len(script.requests()) != 1 {
+			t.Errorf("%v after %d requests, want an error after 1", err, len(script.requests()))
 		}
 	})
 }
@@ -340,14 +342,15 @@ func TestGetRetries(t *testing.T) {
 func TestGetSizeBound(t *testing.T) {
 	t.Parallel()
 	big := `{"code":0,"data":"` + strings.Repeat("x", 4096) + `"}`
-	srv := newScriptServer(t, ok(big))
-	c := serverClientAt(t, srv.URL, itick.WithMaxResponseBytes(1024))
+	script := newScript(ok(big))
+	srv := httptest.NewServer(script)
+	c := newServerClient(t, srv, testToken, itick.WithMaxResponseBytes(1024))
 	var got json.RawMessage
 	err := c.Get(t.Context(), "/news", nil, &got)
 	if err == nil || got != nil {
 		t.Fatalf("%v, %d bytes; want an error", err, len(got))
 	}
-	if n := len(srv.requests()); n != 1 {
+	if n := len(script.requests()); n != 1 {
 		t.Errorf("%d requests, want 1 (not retried)", n)
 	}
 }
@@ -356,8 +359,9 @@ func TestGetSizeBound(t *testing.T) {
 func TestGetCancelled(t *testing.T) {
 	t.Parallel()
 	lim := &blockingLimiter{entered: make(chan struct{}, 1)}
-	srv := newScriptServer(t, ok(`{"code":0}`))
-	c := serverClientAt(t, srv.URL, itick.WithLimiter(lim))
+	script := newScript(ok(`{"code":0}`))
+	srv := httptest.NewServer(script)
+	c := newServerClient(t, srv, testToken, itick.WithLimiter(lim))
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- c.Get(ctx, "/stock/quote", nil, nil) }()
@@ -366,7 +370,7 @@ func TestGetCancelled(t *testing.T) {
 	if err := waitOrFail(t, done, "Get to return"); !errors.Is(err, context.Canceled) {
 		t.Errorf("%v, want context.Canceled", err)
 	}
-	if n := len(srv.requests()); n != 0 {
+	if n := len(script.requests()); n != 0 {
 		t.Errorf("%d requests, want none", n)
 	}
 }
@@ -375,24 +379,26 @@ func TestGetCancelled(t *testing.T) {
 // appears in no error or log line, whatever the service echoes.
 func TestGetKeepsTheToken(t *testing.T) {
 	t.Parallel()
-	other := newScriptServer(t, ok(`{"code":0,"data":{"moved":true}}`))
-	home := newScriptServer(t,
-		scriptReply{status: 302, header: http.Header{"Location": {other.URL + "/elsewhere"}}},
+	otherScript := newScript(ok(`{"code":0,"data":{"moved":true}}`))
+	other := httptest.NewServer(otherScript)
+	t.Cleanup(other.Close)
+	homeScript := newScript(scriptReply{status: 302, header: http.Header{"Location": {other.URL + "/elsewhere"}}},
 		scriptReply{status: 500, body: `{"code":500,"msg":"bad token ` + testToken + `"}`})
+	home := httptest.NewServer(homeScript)
 	var logs testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c := serverClientAt(t, home.URL, itick.WithLogger(logger), itick.WithRetries(0))
+	c := newServerClient(t, home, testToken, itick.WithLogger(logger), itick.WithRetries(0))
 
 	var got map[string]bool
 	if err := c.Get(t.Context(), "/symbol/info", url.Values{"code": {"700"}}, &got); err != nil || !got["moved"] {
 		t.Fatalf("%v, %v; want the redirect followed", got, err)
 	}
-	if r := other.requests(); len(r) != 1 {
+	if r := otherScript.requests(); len(r) != 1 {
 		t.Errorf("the other origin got %d requests, want 1", len(r))
 	} else if tok := r[0].Header.Get("token"); tok != "" {
 		t.Errorf("the other origin got token %q", tok)
 	}
-	if r := home.requests(); r[0].Header.Get("token") != testToken {
+	if r := homeScript.requests(); r[0].Header.Get("token") != testToken {
 		t.Errorf("the base URL's origin got token %q", r[0].Header.Get("token"))
 	}
 	err := c.Get(t.Context(), "/symbol/info", nil, nil)

@@ -79,10 +79,9 @@ func TestBehaviour8_NoTokenFragmentInErrors(t *testing.T) {
 		w.WriteHeader(rep.status)
 		_, _ = w.Write([]byte(rep.body))
 	}))
-	t.Cleanup(srv.Close)
 	var logs testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c := serverClientAt(t, srv.URL, itick.WithRetries(0), itick.WithLogger(logger))
+	c := newServerClient(t, srv, testToken, itick.WithRetries(0), itick.WithLogger(logger))
 	for name, body := range bodies {
 		for _, off := range offsets {
 			status, b := body(strings.Repeat("é", off/2) + strings.Repeat("x", off%2))

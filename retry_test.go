@@ -145,8 +145,7 @@ func TestBehaviour6_ConnectionResetRetried(t *testing.T) {
 		}
 		fmt.Fprint(w, okQuotes)
 	}))
-	defer srv.Close()
-	c := serverClientAt(t, srv.URL, itick.WithRetries(3))
+	c := newServerClient(t, srv, testToken, itick.WithRetries(3))
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 	if err != nil {
 		t.Fatalf("err = %v", err)
@@ -361,7 +360,7 @@ func hangingServer(t *testing.T) (*httptest.Server, <-chan struct{}) {
 func TestBehaviour7_CancelInFlight(t *testing.T) {
 	t.Parallel()
 	srv, entered := hangingServer(t)
-	c := serverClientAt(t, srv.URL)
+	c := newServerClient(t, srv, testToken)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := callAsync(ctx, c, []string{"700"})
 	waitOrFail(t, entered, "the request")
@@ -378,7 +377,7 @@ func TestBehaviour7_DeadlineInFlight(t *testing.T) {
 	t.Parallel()
 	srv, _ := hangingServer(t)
 	rt := &countingRT{base: http.DefaultTransport}
-	c := serverClientAt(t, srv.URL, itick.WithRetries(3), itick.WithHTTPClient(&http.Client{Transport: rt}))
+	c := newServerClient(t, srv, testToken, itick.WithRetries(3), itick.WithHTTPClient(&http.Client{Transport: rt}))
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
 	err := waitOrFail(t, callAsync(ctx, c, []string{"700"}), "the call to end")
@@ -395,7 +394,7 @@ func TestBehaviour7_DeadlineInFlight(t *testing.T) {
 func TestBehaviour7_CancelBatchInFlight(t *testing.T) {
 	t.Parallel()
 	srv, entered := hangingServer(t)
-	c := serverClientAt(t, srv.URL, itick.WithBatchSize(1), itick.WithConcurrency(2))
+	c := newServerClient(t, srv, testToken, itick.WithBatchSize(1), itick.WithConcurrency(2))
 	ctx, cancel := context.WithCancel(t.Context())
 	done := callAsync(ctx, c, codes(6))
 	waitOrFail(t, entered, "a request")
@@ -484,8 +483,7 @@ func TestBehaviour6_UntrustedCertificateNotRetried(t *testing.T) {
 	}
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	srv.StartTLS()
-	defer srv.Close()
-	c := serverClientAt(t, srv.URL, itick.WithRetries(3))
+	c := newServerClient(t, srv, testToken, itick.WithRetries(3))
 	_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 	if err == nil {
 		t.Fatal("err = nil for an untrusted certificate")
@@ -502,7 +500,7 @@ func TestBehaviour6_PerAttemptTimeoutRetried(t *testing.T) {
 	t.Parallel()
 	srv, _ := hangingServer(t)
 	rt := &countingRT{base: http.DefaultTransport}
-	c := serverClientAt(t, srv.URL, itick.WithHTTPClient(&http.Client{Timeout: 200 * time.Millisecond, Transport: rt}), itick.WithRetries(2))
+	c := newServerClient(t, srv, testToken, itick.WithHTTPClient(&http.Client{Timeout: 200 * time.Millisecond, Transport: rt}), itick.WithRetries(2))
 	_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 	if err == nil {
 		t.Fatal("err = nil from a server that never answers")
@@ -544,8 +542,7 @@ func TestWithHTTPClient_NilTransport(t *testing.T) {
 		}
 		fmt.Fprint(w, okQuotes)
 	}))
-	defer srv.Close()
-	c := serverClientAt(t, srv.URL, itick.WithHTTPClient(&http.Client{Timeout: 5 * time.Second}))
+	c := newServerClient(t, srv, testToken, itick.WithHTTPClient(&http.Client{Timeout: 5 * time.Second}))
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 	if err != nil || got["700"].Last != 616 {
 		t.Fatalf("Quotes = %v, %v", got, err)
@@ -570,8 +567,7 @@ func TestBehaviour6_TruncatedBodyRetried(t *testing.T) {
 		}
 		fmt.Fprint(w, okQuotes)
 	}))
-	defer srv.Close()
-	c := serverClientAt(t, srv.URL, itick.WithRetries(2))
+	c := newServerClient(t, srv, testToken, itick.WithRetries(2))
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 	if err != nil {
 		t.Fatalf("err = %v", err)

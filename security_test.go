@@ -185,8 +185,7 @@ func TestBehaviour8_RedirectToOtherHostDropsToken(t *testing.T) {
 			fmt.Fprint(w, `{"code":0,"msg":null,"data":{}}`)
 		}
 	}))
-	defer home.Close()
-	c := serverClientAt(t, home.URL)
+	c := newServerClient(t, home, testToken)
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 	if err != nil {
 		t.Fatal(err)
@@ -238,8 +237,7 @@ func TestBehaviour9_BodyOverLimit(t *testing.T) {
 					}
 				}
 			}))
-			defer srv.Close()
-			c := serverClientAt(t, srv.URL, itick.WithMaxResponseBytes(limit), itick.WithRetries(3))
+			c := newServerClient(t, srv, testToken, itick.WithMaxResponseBytes(limit), itick.WithRetries(3))
 			got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 			if !errors.Is(err, itick.ErrResponseTooLarge) {
 				t.Fatalf("err = %v, want ErrResponseTooLarge", err)

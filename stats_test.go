@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"sync"
 	"testing"
@@ -77,8 +78,9 @@ func TestStatsCountScriptedFaults(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newScriptServer(t, tt.replies...)
-			c := serverClientAt(t, srv.URL, itick.WithRetries(3))
+			script := newScript(tt.replies...)
+			srv := httptest.NewServer(script)
+			c := newServerClient(t, srv, testToken, itick.WithRetries(3))
 			if diff := cmp.Diff(itick.Stats{}, c.Stats()); diff != "" {
 				t.Fatalf("a new client's stats are not zero:\n%s", diff)
 			}
@@ -122,8 +124,9 @@ func TestStatsCountEveryKindOfCall(t *testing.T) {
 func TestStatsErrorsCountCancelledCalls(t *testing.T) {
 	t.Parallel()
 	lim := &blockingLimiter{entered: make(chan struct{}, 1)}
-	srv := newScriptServer(t, ok(`{"code":0}`))
-	c := serverClientAt(t, srv.URL, itick.WithLimiter(lim))
+	script := newScript(ok(`{"code":0}`))
+	srv := httptest.NewServer(script)
+	c := newServerClient(t, srv, testToken, itick.WithLimiter(lim))
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- c.Get(ctx, "/x", nil, nil) }()
@@ -156,9 +159,10 @@ func (l slowLimiter) Wait(ctx context.Context) error {
 // with client-side limiting off there is none.
 func TestStatsLimiterWait(t *testing.T) {
 	t.Parallel()
-	srv := newScriptServer(t, scriptReply{status: 503, body: `busy`}, ok(`{"code":0}`))
+	script := newScript(scriptReply{status: 503, body: `busy`}, ok(`{"code":0}`))
+	srv := httptest.NewServer(script)
 	const d = 20 * time.Millisecond
-	c := serverClientAt(t, srv.URL, itick.WithLimiter(slowLimiter{d}))
+	c := newServerClient(t, srv, testToken, itick.WithLimiter(slowLimiter{d}))
 	if err := c.Get(t.Context(), "/x", nil, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +170,7 @@ func TestStatsLimiterWait(t *testing.T) {
 		t.Errorf("stats %+v, want 2 attempts and at least %v of limiter wait", st, 2*d)
 	}
 
-	unlimited := serverClientAt(t, srv.URL, itick.WithRateLimit(rate.Inf, 0))
+	unlimited := newServerClient(t, srv, testToken, itick.WithRateLimit(rate.Inf, 0))
 	if err := unlimited.Get(t.Context(), "/x", nil, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -179,8 +183,9 @@ func TestStatsLimiterWait(t *testing.T) {
 func TestStatsConcurrent(t *testing.T) {
 	t.Parallel()
 	const success = `{"code":0,"data":{}}`
-	srv := newScriptServer(t, ok(success))
-	c := serverClientAt(t, srv.URL)
+	script := newScript(ok(success))
+	srv := httptest.NewServer(script)
+	c := newServerClient(t, srv, testToken)
 	const goroutines, calls = 8, 10
 	var wg sync.WaitGroup
 	for range goroutines {
