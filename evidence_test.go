@@ -19,11 +19,10 @@ import (
 // the tests below check them.
 var ignoreEvidence = cmpopts.IgnoreFields(itick.APIError{}, "Body", "Header")
 
-// evidenceServer answers every request with status, body and header, and
-// adds a request ID and a header that echoes the token.
-func evidenceServer(t *testing.T, status int, header http.Header, body string) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// evidenceHandler answers every request with status, body and header,
+// and adds a request ID and a header that echoes the token.
+func evidenceHandler(status int, header http.Header, body string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Request-Id", "req-123")
 		w.Header().Set("X-Echo", "you sent "+r.Header.Get("token"))
 		for k, v := range header {
@@ -31,9 +30,7 @@ func evidenceServer(t *testing.T, status int, header http.Header, body string) *
 		}
 		w.WriteHeader(status)
 		fmt.Fprint(w, body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	})
 }
 
 // noToken fails if s holds the token or any 4-byte piece of it.
@@ -87,7 +84,7 @@ func TestAPIErrorCarriesEvidence(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := evidenceServer(t, tc.status, tc.header, tc.body)
+			srv := httptest.NewServer(evidenceHandler(tc.status, tc.header, tc.body))
 			c := newServerClient(t, srv, testToken, itick.WithRetries(0))
 			err := tc.call(c)
 			var apiErr *itick.APIError
@@ -172,7 +169,7 @@ func TestAPIErrorHeaderIsBoundedAndRedacted(t *testing.T) {
 		}
 		h[fmt.Sprintf("X-H-%03d", i)] = vs
 	}
-	srv := evidenceServer(t, 400, h, `{"code":400,"msg":"no"}`)
+	srv := httptest.NewServer(evidenceHandler(400, h, `{"code":400,"msg":"no"}`))
 	c := newServerClient(t, srv, testToken, itick.WithRetries(0))
 	err := c.Get(t.Context(), "/x", nil, nil)
 	var apiErr *itick.APIError
@@ -218,7 +215,7 @@ func TestAPIErrorHeaderIsBoundedAndRedacted(t *testing.T) {
 // response the transport saw, and the next error, are untouched.
 func TestAPIErrorHeaderIsACopy(t *testing.T) {
 	t.Parallel()
-	srv := evidenceServer(t, 400, http.Header{"X-Multi": {"a", "b"}}, `{"code":400,"msg":"no"}`)
+	srv := httptest.NewServer(evidenceHandler(400, http.Header{"X-Multi": {"a", "b"}}, `{"code":400,"msg":"no"}`))
 	var seen []*http.Response
 	rt := roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		resp, err := http.DefaultTransport.RoundTrip(req)
@@ -302,7 +299,7 @@ func TestDecodeFailureSaysWhere(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := evidenceServer(t, 200, nil, tc.body)
+			srv := httptest.NewServer(evidenceHandler(200, nil, tc.body))
 			c := newServerClient(t, srv, testToken, itick.WithRetries(0))
 			err := tc.call(c)
 			var apiErr *itick.APIError

@@ -1,7 +1,6 @@
 package itick_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -19,7 +18,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/time/rate"
 
 	"github.com/d19c4e34/itick"
 )
@@ -32,53 +30,26 @@ const faultToken = "tok-7f3a9c-do-not-leak"
 // failed to stop on its own.
 const faultCallTimeout = 2 * time.Second
 
-// newFaultClient returns a client for baseURL over its own transport, with
-// fast backoff, no client-side rate limit and three retries unless opts say
-// otherwise. The transport's idle connections are closed when the test ends.
-func newFaultClient(t *testing.T, baseURL string, opts ...itick.Option) (*itick.Client, *http.Transport) {
-	t.Helper()
-	return newFaultClientWith(t, baseURL, &http.Client{}, opts...)
+// faultHandler counts the requests it gets and hands each to serve with
+// its number. Handlers that block select on done, which Close closes;
+// newServerClient closes the handler before the server.
+type faultHandler struct {
+	serve func(h *faultHandler, w http.ResponseWriter, r *http.Request, n int)
+	hits  atomic.Int32
+	done  chan struct{}
+	once  sync.Once
 }
 
-func newFaultClientWith(t *testing.T, baseURL string, hc *http.Client, opts ...itick.Option) (*itick.Client, *http.Transport) {
-	t.Helper()
-	tr := &http.Transport{MaxIdleConnsPerHost: 8}
-	hc.Transport = tr
-	all := append([]itick.Option{
-		itick.WithBaseURL(baseURL),
-		itick.WithHTTPClient(hc),
-		itick.WithBackoff(time.Millisecond, 5*time.Millisecond),
-		itick.WithRateLimit(rate.Inf, 0),
-		itick.WithRetries(3),
-	}, opts...)
-	c, err := itick.NewClient(faultToken, all...)
-	if err != nil {
-		t.Fatalf("NewClient: %v", err)
-	}
-	t.Cleanup(tr.CloseIdleConnections)
-	return c, tr
+func newFaultHandler(serve func(h *faultHandler, w http.ResponseWriter, r *http.Request, n int)) *faultHandler {
+	return &faultHandler{serve: serve, done: make(chan struct{})}
 }
 
-// faultServer is an httptest server that counts the requests it gets.
-// Handlers that block select on done, which closes before the server does.
-type faultServer struct {
-	*httptest.Server
-	hits atomic.Int32
-	done chan struct{}
+func (h *faultHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.serve(h, w, r, int(h.hits.Add(1)))
 }
 
-func startFaultServer(t *testing.T, h func(s *faultServer, w http.ResponseWriter, r *http.Request, n int)) *faultServer {
-	t.Helper()
-	s := &faultServer{done: make(chan struct{})}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h(s, w, r, int(s.hits.Add(1)))
-	}))
-	t.Cleanup(func() {
-		close(s.done)
-		s.Close()
-	})
-	return s
-}
+// Close ends the requests that wait on done.
+func (h *faultHandler) Close() { h.once.Do(func() { close(h.done) }) }
 
 const quote700 = `{"s":"700","ld":616,"o":608,"p":608,"h":616,"l":601.5,"t":1765526889000,"v":17825495,"tu":10871536434.36,"ts":0,"ch":8,"chp":1.32}`
 
@@ -189,7 +160,7 @@ func TestFaultStatuses(t *testing.T) {
 			checkGoroutines(t)
 			var mu sync.Mutex
 			var arrivals []time.Time
-			srv := startFaultServer(t, func(_ *faultServer, w http.ResponseWriter, r *http.Request, n int) {
+			fh := newFaultHandler(func(_ *faultHandler, w http.ResponseWriter, r *http.Request, n int) {
 				mu.Lock()
 				arrivals = append(arrivals, time.Now())
 				mu.Unlock()
@@ -205,13 +176,13 @@ func TestFaultStatuses(t *testing.T) {
 				w.WriteHeader(rep.status)
 				io.WriteString(w, rep.body)
 			})
-			c, _ := newFaultClient(t, srv.URL, itick.WithRetries(tt.retries))
+			c := newServerClient(t, httptest.NewServer(fh), faultToken, ownTransport(t, &http.Client{}), itick.WithRetries(tt.retries))
 
 			ctx, cancel := context.WithTimeout(context.Background(), faultCallTimeout)
 			defer cancel()
 			got, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
 
-			if n := int(srv.hits.Load()); n != tt.want.attempts {
+			if n := int(fh.hits.Load()); n != tt.want.attempts {
 				t.Errorf("server saw %d attempts, want %d", n, tt.want.attempts)
 			}
 			if tt.want.minGap > 0 {
@@ -265,18 +236,18 @@ func TestFaultStatuses(t *testing.T) {
 // honour does not outlive the call's context.
 func TestFaultRetryAfterPastDeadline(t *testing.T) {
 	checkGoroutines(t)
-	srv := startFaultServer(t, func(_ *faultServer, w http.ResponseWriter, _ *http.Request, _ int) {
+	fh := newFaultHandler(func(_ *faultHandler, w http.ResponseWriter, _ *http.Request, _ int) {
 		w.Header().Set("Retry-After", "30")
 		w.WriteHeader(http.StatusTooManyRequests)
 	})
-	c, _ := newFaultClient(t, srv.URL)
+	c := newServerClient(t, httptest.NewServer(fh), faultToken, ownTransport(t, &http.Client{}))
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	_, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("error %v, want context.DeadlineExceeded", err)
 	}
-	if n := srv.hits.Load(); n != 1 {
+	if n := fh.hits.Load(); n != 1 {
 		t.Errorf("server saw %d attempts, want 1", n)
 	}
 }
@@ -300,7 +271,7 @@ func TestFaultHang(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			checkGoroutines(t)
-			srv := startFaultServer(t, func(s *faultServer, w http.ResponseWriter, r *http.Request, _ int) {
+			fh := newFaultHandler(func(s *faultHandler, w http.ResponseWriter, r *http.Request, _ int) {
 				if tt.afterHeaders {
 					w.Header().Set("Content-Type", "application/json")
 					w.Header().Set("Content-Length", "1000")
@@ -313,7 +284,7 @@ func TestFaultHang(t *testing.T) {
 				case <-s.done:
 				}
 			})
-			c, _ := newFaultClientWith(t, srv.URL, &http.Client{Timeout: tt.clientTimeout}, itick.WithRetries(tt.retries))
+			c := newServerClient(t, httptest.NewServer(fh), faultToken, ownTransport(t, &http.Client{Timeout: tt.clientTimeout}), itick.WithRetries(tt.retries))
 			ctx, cancel := context.WithTimeout(context.Background(), tt.ctxTimeout)
 			defer cancel()
 			got, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
@@ -326,71 +297,29 @@ func TestFaultHang(t *testing.T) {
 			if tt.clientTimeout > 0 && ctx.Err() != nil {
 				t.Errorf("the call's own context ended (%v): the per-attempt timeout did not", ctx.Err())
 			}
-			if n := int(srv.hits.Load()); n != tt.wantAttempts {
+			if n := int(fh.hits.Load()); n != tt.wantAttempts {
 				t.Errorf("server saw %d attempts, want %d", n, tt.wantAttempts)
 			}
 		})
 	}
 }
 
-// rawServer is a TCP server on 127.0.0.1 that reads each request and hands
-// the connection to a function, for faults net/http will not produce. Each
-// connection serves one request.
-type rawServer struct {
-	ln   net.Listener
-	hits atomic.Int32
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	open map[net.Conn]struct{}
+// rawHandler takes over the connection of each request and hands it to
+// serve, for faults net/http will not produce. Each connection serves one
+// request.
+type rawHandler struct {
+	serve func(c net.Conn, n int)
+	hits  atomic.Int32
 }
 
-func startRawServer(t *testing.T, serve func(c net.Conn, n int)) *rawServer {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+func (h *rawHandler) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	c, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
-		t.Fatal(err)
+		return
 	}
-	s := &rawServer{ln: ln, open: map[net.Conn]struct{}{}}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.mu.Lock()
-			s.open[c] = struct{}{}
-			s.mu.Unlock()
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				defer func() {
-					s.mu.Lock()
-					delete(s.open, c)
-					s.mu.Unlock()
-					c.Close()
-				}()
-				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
-					return
-				}
-				serve(c, int(s.hits.Add(1)))
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		s.mu.Lock()
-		for c := range s.open {
-			c.Close()
-		}
-		s.mu.Unlock()
-		s.wg.Wait()
-	})
-	return s
+	defer c.Close()
+	h.serve(c, int(h.hits.Add(1)))
 }
-
-func (s *rawServer) URL() string { return "http://" + s.ln.Addr().String() }
 
 // writeOK answers with a whole, valid response.
 func writeOK(c net.Conn) {
@@ -452,12 +381,12 @@ func TestFaultSocket(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			checkGoroutines(t)
-			srv := startRawServer(t, tt.serve)
-			c, _ := newFaultClient(t, srv.URL(), itick.WithRetries(tt.retries))
+			fh := &rawHandler{serve: tt.serve}
+			c := newServerClient(t, httptest.NewServer(fh), faultToken, ownTransport(t, &http.Client{}), itick.WithRetries(tt.retries))
 			ctx, cancel := context.WithTimeout(context.Background(), faultCallTimeout)
 			defer cancel()
 			got, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
-			if n := int(srv.hits.Load()); n != tt.wantAttempts {
+			if n := int(fh.hits.Load()); n != tt.wantAttempts {
 				t.Errorf("server saw %d attempts, want %d", n, tt.wantAttempts)
 			}
 			if tt.wantErr == nil {
@@ -499,7 +428,7 @@ func TestFaultRedirectToOtherHost(t *testing.T) {
 		t.Run(host, func(t *testing.T) {
 			checkGoroutines(t)
 			var leaked atomic.Value
-			other := startFaultServer(t, func(_ *faultServer, w http.ResponseWriter, r *http.Request, _ int) {
+			other := newFaultHandler(func(_ *faultHandler, w http.ResponseWriter, r *http.Request, _ int) {
 				for k, vs := range r.Header {
 					for _, v := range vs {
 						if strings.Contains(v, faultToken) || strings.EqualFold(k, "token") {
@@ -512,14 +441,16 @@ func TestFaultRedirectToOtherHost(t *testing.T) {
 				}
 				io.WriteString(w, quotesOK)
 			})
-			_, port, _ := net.SplitHostPort(other.Listener.Addr().String())
+			otherSrv := httptest.NewServer(other)
+			t.Cleanup(otherSrv.Close)
+			_, port, _ := net.SplitHostPort(otherSrv.Listener.Addr().String())
 			target := "http://" + net.JoinHostPort(host, port)
 			var sawToken atomic.Bool
-			origin := startFaultServer(t, func(_ *faultServer, w http.ResponseWriter, r *http.Request, _ int) {
+			origin := newFaultHandler(func(_ *faultHandler, w http.ResponseWriter, r *http.Request, _ int) {
 				sawToken.Store(r.Header.Get("token") == faultToken)
 				http.Redirect(w, r, target+r.URL.RequestURI(), http.StatusFound)
 			})
-			c, _ := newFaultClient(t, origin.URL)
+			c := newServerClient(t, httptest.NewServer(origin), faultToken, ownTransport(t, &http.Client{}))
 			ctx, cancel := context.WithTimeout(context.Background(), faultCallTimeout)
 			defer cancel()
 			got, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
@@ -548,7 +479,7 @@ func TestFaultEndlessBody(t *testing.T) {
 	checkGoroutines(t)
 	const bound = 64 << 10
 	chunk := []byte(strings.Repeat(`{"code":0,"data":{"700":`, 1<<10))
-	srv := startFaultServer(t, func(s *faultServer, w http.ResponseWriter, _ *http.Request, _ int) {
+	fh := newFaultHandler(func(s *faultHandler, w http.ResponseWriter, _ *http.Request, _ int) {
 		w.Header().Set("Content-Type", "application/json")
 		for {
 			select {
@@ -561,7 +492,7 @@ func TestFaultEndlessBody(t *testing.T) {
 			}
 		}
 	})
-	c, _ := newFaultClient(t, srv.URL, itick.WithMaxResponseBytes(bound))
+	c := newServerClient(t, httptest.NewServer(fh), faultToken, ownTransport(t, &http.Client{}), itick.WithMaxResponseBytes(bound))
 	call := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), faultCallTimeout)
 		defer cancel()
@@ -571,7 +502,7 @@ func TestFaultEndlessBody(t *testing.T) {
 		}
 	}
 	call()
-	if n := srv.hits.Load(); n != 1 {
+	if n := fh.hits.Load(); n != 1 {
 		t.Errorf("server saw %d attempts, want 1: a body over the bound is not retried", n)
 	}
 
@@ -602,19 +533,19 @@ func TestFaultEndlessBody(t *testing.T) {
 // bound is refused before the body is read.
 func TestFaultDeclaredLengthOverBound(t *testing.T) {
 	checkGoroutines(t)
-	srv := startFaultServer(t, func(_ *faultServer, w http.ResponseWriter, _ *http.Request, _ int) {
+	fh := newFaultHandler(func(_ *faultHandler, w http.ResponseWriter, _ *http.Request, _ int) {
 		body := `{"code":0,"msg":null,"data":{"700":` + quote700 + `,"pad":"` + strings.Repeat("x", 4096) + `"}}`
 		w.Header().Set("Content-Length", fmt.Sprint(len(body)))
 		io.WriteString(w, body)
 	})
-	c, _ := newFaultClient(t, srv.URL, itick.WithMaxResponseBytes(1024))
+	c := newServerClient(t, httptest.NewServer(fh), faultToken, ownTransport(t, &http.Client{}), itick.WithMaxResponseBytes(1024))
 	ctx, cancel := context.WithTimeout(context.Background(), faultCallTimeout)
 	defer cancel()
 	_, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
 	if !errors.Is(err, itick.ErrResponseTooLarge) {
 		t.Errorf("error %v, want ErrResponseTooLarge", err)
 	}
-	if n := srv.hits.Load(); n != 1 {
+	if n := fh.hits.Load(); n != 1 {
 		t.Errorf("server saw %d attempts, want 1", n)
 	}
 }
@@ -632,7 +563,7 @@ func TestFaultBatchPartialFailure(t *testing.T) {
 	failing.Store(true)
 	var mu sync.Mutex
 	hitsByChunk := map[string]int{}
-	srv := startFaultServer(t, func(_ *faultServer, w http.ResponseWriter, r *http.Request, _ int) {
+	fh := newFaultHandler(func(_ *faultHandler, w http.ResponseWriter, r *http.Request, _ int) {
 		chunk := r.URL.Query().Get("codes")
 		mu.Lock()
 		hitsByChunk[chunk]++
@@ -659,7 +590,7 @@ func TestFaultBatchPartialFailure(t *testing.T) {
 		b.WriteString(`}}`)
 		io.WriteString(w, b.String())
 	})
-	c, _ := newFaultClient(t, srv.URL, itick.WithBatchSize(2), itick.WithConcurrency(2), itick.WithRetries(1))
+	c := newServerClient(t, httptest.NewServer(fh), faultToken, ownTransport(t, &http.Client{}), itick.WithBatchSize(2), itick.WithConcurrency(2), itick.WithRetries(1))
 	ctx, cancel := context.WithTimeout(context.Background(), faultCallTimeout)
 	defer cancel()
 
@@ -715,13 +646,13 @@ func TestFaultBatchPartialFailure(t *testing.T) {
 // nothing beyond the chunks already in flight, and leaves nothing running.
 func TestFaultBatchDeadline(t *testing.T) {
 	checkGoroutines(t)
-	srv := startFaultServer(t, func(s *faultServer, _ http.ResponseWriter, r *http.Request, _ int) {
+	fh := newFaultHandler(func(s *faultHandler, _ http.ResponseWriter, r *http.Request, _ int) {
 		select {
 		case <-r.Context().Done():
 		case <-s.done:
 		}
 	})
-	c, _ := newFaultClient(t, srv.URL, itick.WithBatchSize(1), itick.WithConcurrency(3))
+	c := newServerClient(t, httptest.NewServer(fh), faultToken, ownTransport(t, &http.Client{}), itick.WithBatchSize(1), itick.WithConcurrency(3))
 	codes := []string{"C0", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9"}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
@@ -741,7 +672,7 @@ func TestFaultBatchDeadline(t *testing.T) {
 	if diff := cmp.Diff(codes, failed); diff != "" {
 		t.Errorf("FailedCodes (-want +got):\n%s", diff)
 	}
-	if n := srv.hits.Load(); n != 3 {
+	if n := fh.hits.Load(); n != 3 {
 		t.Errorf("server saw %d requests, want 3: only the chunks in flight", n)
 	}
 }

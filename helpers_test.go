@@ -84,6 +84,16 @@ func newServerClient(t testing.TB, srv *httptest.Server, token string, opts ...i
 	return c
 }
 
+// ownTransport gives a client hc with a transport of its own, whose idle
+// connections close when the test ends, for tests that check that no
+// goroutine is left running.
+func ownTransport(t testing.TB, hc *http.Client) itick.Option {
+	tr := &http.Transport{MaxIdleConnsPerHost: 8}
+	hc.Transport = tr
+	t.Cleanup(tr.CloseIdleConnections)
+	return itick.WithHTTPClient(hc)
+}
+
 // e2eNow is the simulator's clock unless a test sets another.
 var e2eNow = time.Date(2025, 6, 3, 14, 30, 15, 250_000_000, time.UTC)
 
@@ -99,17 +109,6 @@ func newSimClient(t testing.TB, simOpts []markettest.Option, opts ...itick.Optio
 		t.Fatal(err)
 	}
 	return c, srv
-}
-
-// serverClientAt returns a client talking to the httptest server at base.
-func serverClientAt(t testing.TB, base string, opts ...itick.Option) *itick.Client {
-	t.Helper()
-	all := append([]itick.Option{itick.WithBaseURL(base)}, fastOpts()...)
-	c, err := itick.NewClient(testToken, append(all, opts...)...)
-	if err != nil {
-		t.Fatalf("NewClient: %v", err)
-	}
-	return c
 }
 
 // seen is what a responder saw of one request.

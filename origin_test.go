@@ -38,8 +38,7 @@ func newOriginLab(t *testing.T, route func(w http.ResponseWriter, r *http.Reques
 			}
 		})
 	}
-	lab.tls = httptest.NewTLSServer(handler("https"))
-	t.Cleanup(lab.tls.Close)
+	lab.tls = httptest.NewTLSServer(handler("https")) // closed by the clients' newServerClient
 	lab.plain = httptest.NewServer(handler("http"))
 	t.Cleanup(lab.plain.Close)
 	return lab
@@ -61,7 +60,7 @@ func (lab *originLab) client(t *testing.T, base string) *itick.Client {
 	}
 	tr.TLSClientConfig = &tls.Config{RootCAs: tr.TLSClientConfig.RootCAs, ServerName: "example.com"}
 	t.Cleanup(tr.CloseIdleConnections)
-	return serverClientAt(t, base, itick.WithHTTPClient(&http.Client{Transport: tr}))
+	return newServerClient(t, lab.tls, testToken, itick.WithBaseURL(base), itick.WithHTTPClient(&http.Client{Transport: tr}))
 }
 
 func (lab *originLab) token(key string) (string, bool) {

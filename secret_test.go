@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -33,11 +34,13 @@ func assertNoToken(t *testing.T, what string, v any) {
 // token is in no error, no printed value and no log line.
 func TestSecretNeverShown(t *testing.T) {
 	checkGoroutines(t)
-	other := startFaultServer(t, func(_ *faultServer, w http.ResponseWriter, r *http.Request, _ int) {
+	other := newFaultHandler(func(_ *faultHandler, w http.ResponseWriter, r *http.Request, _ int) {
 		// Echo whatever arrived, as a careless proxy might.
 		w.WriteHeader(http.StatusBadGateway)
 		fmt.Fprintf(w, `{"message":"got %s %v"}`, r.URL, r.Header)
 	})
+	otherSrv := httptest.NewServer(other)
+	t.Cleanup(otherSrv.Close)
 	echo := func(w http.ResponseWriter, r *http.Request) string { return r.Header.Get("token") }
 	routes := map[string]func(w http.ResponseWriter, r *http.Request){
 		"/stock/quotes": func(w http.ResponseWriter, r *http.Request) { // gateway refusal
@@ -56,13 +59,13 @@ func TestSecretNeverShown(t *testing.T) {
 			fmt.Fprintf(w, `{"code":503,"msg":"busy %s"}`, echo(w, r))
 		},
 		"/crypto/depths": func(w http.ResponseWriter, r *http.Request) { // redirect carrying the token
-			http.Redirect(w, r, other.URL+"/x?token="+echo(w, r), http.StatusFound)
+			http.Redirect(w, r, otherSrv.URL+"/x?token="+echo(w, r), http.StatusFound)
 		},
 		"/crypto/klines": func(w http.ResponseWriter, r *http.Request) { // redirect loop carrying the token
 			http.Redirect(w, r, "/crypto/klines?token="+echo(w, r), http.StatusFound)
 		},
 		"/forex/quotes": func(w http.ResponseWriter, r *http.Request) { // cross-host redirect, echoed headers
-			http.Redirect(w, r, other.URL+"/echo", http.StatusTemporaryRedirect)
+			http.Redirect(w, r, otherSrv.URL+"/echo", http.StatusTemporaryRedirect)
 		},
 		"/forex/depths": func(w http.ResponseWriter, r *http.Request) { // over the size bound
 			fmt.Fprintf(w, `{"code":0,"msg":"%s","data":{"pad":"%s"}}`, echo(w, r), strings.Repeat("x", 8<<10))
@@ -76,7 +79,7 @@ func TestSecretNeverShown(t *testing.T) {
 		},
 	}
 	var sawToken sync.Map
-	origin := startFaultServer(t, func(_ *faultServer, w http.ResponseWriter, r *http.Request, _ int) {
+	origin := newFaultHandler(func(_ *faultHandler, w http.ResponseWriter, r *http.Request, _ int) {
 		if r.Header.Get("token") == faultToken {
 			sawToken.Store(r.URL.Path, true)
 		}
@@ -96,7 +99,7 @@ func TestSecretNeverShown(t *testing.T) {
 
 	var logs testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c, _ := newFaultClient(t, origin.URL, itick.WithLogger(logger), itick.WithRetries(1),
+	c := newServerClient(t, httptest.NewServer(origin), faultToken, ownTransport(t, &http.Client{}), itick.WithLogger(logger), itick.WithRetries(1),
 		itick.WithMaxResponseBytes(4<<10), itick.WithBatchSize(1))
 
 	ctx, cancel := context.WithTimeout(context.Background(), faultCallTimeout)
@@ -143,7 +146,8 @@ func TestSecretNeverShown(t *testing.T) {
 	cancelShort()
 	add("Indices.Quotes past its deadline", err)
 	// Nothing listens here: a dial error.
-	dead, _ := newFaultClient(t, "http://127.0.0.1:1", itick.WithLogger(logger), itick.WithRetries(0))
+	dead, _ := newMockClient(t, faultToken, itick.WithBaseURL("http://127.0.0.1:1"), ownTransport(t, &http.Client{}),
+		itick.WithLogger(logger), itick.WithRetries(0))
 	_, err = dead.Fund.Depths(ctx, itick.RegionUS, codes)
 	add("Fund.Depths to a closed port", err)
 
