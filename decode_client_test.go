@@ -1,22 +1,17 @@
 package itick
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/d19c4e34/itick/internal/codec"
 	"github.com/d19c4e34/itick/internal/redact"
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/time/rate"
 )
 
 func readFixture(t *testing.T, name string) []byte {
@@ -26,95 +21,6 @@ func readFixture(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// TestClientDecodesThroughDecodeResponse checks the services' results
-// against the reference decode of the same bodies, end to end.
-func TestClientDecodesThroughDecodeResponse(t *testing.T) {
-	t.Parallel()
-	bodies := map[string][]byte{
-		"/stock/quotes":  readFixture(t, "quotes_50.json"),
-		"/stock/depths":  readFixture(t, "depths_50.json"),
-		"/stock/klines":  readFixture(t, "klines_10x500.json"),
-		"/stock/depth":   []byte(`{"code":0,"msg":null,"data":{"s":"700","a":[{"po":1,"p":616,"v":100,"o":3}],"b":[]}}`),
-		"/crypto/quotes": []byte(`{"code":0,"msg":null,"data":[]}`),
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write(bodies[r.URL.Path])
-	}))
-	defer srv.Close()
-	c, err := NewClient("test-token", WithBaseURL(srv.URL), WithBatchSize(50), WithRateLimit(rate.Inf, 0),
-		WithBackoff(time.Millisecond, 5*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A safety net only: under -race on a loaded machine the decodes of these
-	// large bodies alone have taken over 10 s.
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-
-	codesOf := func(body []byte) []string {
-		var env struct{ Data map[string]json.RawMessage }
-		if err := json.Unmarshal(body, &env); err != nil {
-			t.Fatal(err)
-		}
-		var codes []string
-		for k := range env.Data {
-			codes = append(codes, k)
-		}
-		return codes
-	}
-
-	var wantQuotes map[string]Quote
-	if err := refDecodeResponse(200, bodies["/stock/quotes"], &wantQuotes); err != nil {
-		t.Fatal(err)
-	}
-	gotQuotes, err := c.Stock.Quotes(ctx, RegionHK, codesOf(bodies["/stock/quotes"]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(wantQuotes, gotQuotes, bitsEqual); diff != "" {
-		t.Errorf("quotes (-reference +client):\n%s", diff)
-	}
-
-	var wantBooks map[string]DepthBook
-	if err := refDecodeResponse(200, bodies["/stock/depths"], &wantBooks); err != nil {
-		t.Fatal(err)
-	}
-	gotBooks, err := c.Stock.Depths(ctx, RegionHK, codesOf(bodies["/stock/depths"]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(wantBooks, gotBooks, bitsEqual); diff != "" {
-		t.Errorf("depths (-reference +client):\n%s", diff)
-	}
-
-	var wantKlines map[string][]Kline
-	if err := refDecodeResponse(200, bodies["/stock/klines"], &wantKlines); err != nil {
-		t.Fatal(err)
-	}
-	gotKlines, err := c.Stock.Klines(ctx, RegionHK, codesOf(bodies["/stock/klines"]), OneMinute, 500)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(wantKlines, gotKlines, bitsEqual); diff != "" {
-		t.Errorf("klines (-reference +client):\n%s", diff)
-	}
-
-	gotBook, err := c.Stock.Depth(ctx, RegionHK, "700")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantBook := &DepthBook{Symbol: "700", Asks: []DepthLevel{{Level: 1, Price: 616, Volume: 100, Orders: 3}}, Bids: []DepthLevel{}}
-	if diff := cmp.Diff(wantBook, gotBook); diff != "" {
-		t.Errorf("depth (-want +got):\n%s", diff)
-	}
-
-	_, err = c.Crypto.Quotes(ctx, RegionBA, []string{"BTCUSDT"})
-	var apiErr *APIError
-	if !errors.As(err, &apiErr) || !strings.Contains(apiErr.Message, "cannot decode data") || apiErr.Path != "/crypto/quotes" {
-		t.Errorf("array data for quotes: got %v, want an *APIError about the data", err)
-	}
 }
 
 // TestModelsRoundTrip marshals every decoded model of the fixtures and

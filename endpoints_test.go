@@ -3,10 +3,13 @@ package itick_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -1026,4 +1029,88 @@ func TestNewsDetail_RoundTrip(t *testing.T) {
 	}
 	// pt as a string and null lists decode too.
 	roundTrip[itick.NewsArticle](t, []byte(`{"id":"x","pt":"1765526400","tg":null,"mts":[]}`))
+}
+
+// TestClientDecodesThroughDecodeResponse checks the services' results
+// against the reference decode of the same bodies, end to end.
+func TestClientDecodesThroughDecodeResponse(t *testing.T) {
+	t.Parallel()
+	bodies := map[string][]byte{
+		"/stock/quotes":  fixture(t, "bench/quotes_50.json"),
+		"/stock/depths":  fixture(t, "bench/depths_50.json"),
+		"/stock/klines":  fixture(t, "bench/klines_10x500.json"),
+		"/stock/depth":   []byte(`{"code":0,"msg":null,"data":{"s":"700","a":[{"po":1,"p":616,"v":100,"o":3}],"b":[]}}`),
+		"/crypto/quotes": []byte(`{"code":0,"msg":null,"data":[]}`),
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(bodies[r.URL.Path])
+	}))
+	c := newServerClient(t, srv, "test-token", itick.WithBatchSize(50))
+	// A safety net only: under -race on a loaded machine the decodes of these
+	// large bodies alone have taken over 10 s.
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+
+	codesOf := func(body []byte) []string {
+		var env struct{ Data map[string]json.RawMessage }
+		if err := json.Unmarshal(body, &env); err != nil {
+			t.Fatal(err)
+		}
+		var codes []string
+		for k := range env.Data {
+			codes = append(codes, k)
+		}
+		return codes
+	}
+
+	var wantQuotes map[string]itick.Quote
+	if err := itick.RefDecodeResponse(200, bodies["/stock/quotes"], &wantQuotes); err != nil {
+		t.Fatal(err)
+	}
+	gotQuotes, err := c.Stock.Quotes(ctx, itick.RegionHK, codesOf(bodies["/stock/quotes"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantQuotes, gotQuotes, itick.BitsEqual); diff != "" {
+		t.Errorf("quotes (-reference +client):\n%s", diff)
+	}
+
+	var wantBooks map[string]itick.DepthBook
+	if err := itick.RefDecodeResponse(200, bodies["/stock/depths"], &wantBooks); err != nil {
+		t.Fatal(err)
+	}
+	gotBooks, err := c.Stock.Depths(ctx, itick.RegionHK, codesOf(bodies["/stock/depths"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantBooks, gotBooks, itick.BitsEqual); diff != "" {
+		t.Errorf("depths (-reference +client):\n%s", diff)
+	}
+
+	var wantKlines map[string][]itick.Kline
+	if err := itick.RefDecodeResponse(200, bodies["/stock/klines"], &wantKlines); err != nil {
+		t.Fatal(err)
+	}
+	gotKlines, err := c.Stock.Klines(ctx, itick.RegionHK, codesOf(bodies["/stock/klines"]), itick.OneMinute, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantKlines, gotKlines, itick.BitsEqual); diff != "" {
+		t.Errorf("klines (-reference +client):\n%s", diff)
+	}
+
+	gotBook, err := c.Stock.Depth(ctx, itick.RegionHK, "700")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBook := &itick.DepthBook{Symbol: "700", Asks: []itick.DepthLevel{{Level: 1, Price: 616, Volume: 100, Orders: 3}}, Bids: []itick.DepthLevel{}}
+	if diff := cmp.Diff(wantBook, gotBook); diff != "" {
+		t.Errorf("depth (-want +got):\n%s", diff)
+	}
+
+	_, err = c.Crypto.Quotes(ctx, itick.RegionBA, []string{"BTCUSDT"})
+	var apiErr *itick.APIError
+	if !errors.As(err, &apiErr) || !strings.Contains(apiErr.Message, "cannot decode data") || apiErr.Path != "/crypto/quotes" {
+		t.Errorf("array data for quotes: got %v, want an *APIError about the data", err)
+	}
 }

@@ -56,3 +56,10 @@ var ReplayFrames = replayFrames
 
 // ReplaySymbols is how many products ReplayFrames carry.
 const ReplaySymbols = replaySymbols
+
+// RefDecodeResponse decodes a response into out the way encoding/json
+// does: the oracle the decoder is held to.
+var RefDecodeResponse = refDecodeResponse
+
+// BitsEqual compares float64s bit for bit, and reads klineData.
+var BitsEqual = bitsEqual

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/time/rate"
 
 	"github.com/d19c4e34/itick"
 )
@@ -195,7 +194,8 @@ func FuzzResponse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, status16 uint16, retryAfter string, body []byte) {
 		status := 100 + int(status16)%500
-		rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		c, mt := newMockClient(t, faultToken, itick.WithBaseURL("http://127.0.0.1:1"), itick.WithRetries(0))
+		mt.RegisterNoResponder(func(r *http.Request) (*http.Response, error) {
 			h := http.Header{"Content-Type": {"application/json"}}
 			if retryAfter != "" {
 				h.Set("Retry-After", retryAfter)
@@ -212,15 +212,6 @@ func FuzzResponse(f *testing.F) {
 				Request:       r,
 			}, nil
 		})
-		c, err := itick.NewClient(faultToken,
-			itick.WithBaseURL("http://127.0.0.1:1"),
-			itick.WithHTTPClient(&http.Client{Transport: rt}),
-			itick.WithRetries(0),
-			itick.WithRateLimit(rate.Inf, 0),
-		)
-		if err != nil {
-			t.Fatal(err)
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		got, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})

@@ -153,12 +153,6 @@ func (s *rangeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(map[string]any{"code": 0, "msg": "ok", "data": data})
 }
 
-func newRangeService(t *testing.T, s *rangeService, opts ...itick.Option) *itick.Client {
-	t.Helper()
-	srv := httptest.NewServer(s)
-	return newServerClient(t, srv, testToken, opts...)
-}
-
 var (
 	rangeFrom = time.Date(2023, 6, 1, 0, 0, 0, 0, time.UTC)
 	rangeTo   = time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
@@ -195,7 +189,7 @@ func TestKlineRangeToleratesTheService(t *testing.T) {
 					s.series[c] = history
 				}
 				s.series["LATE"] = late
-				c := newRangeService(t, s, itick.WithBatchSize(3))
+				c := newServerClient(t, httptest.NewServer(s), testToken, itick.WithBatchSize(3))
 				ctx := t.Context()
 				from := rangeFrom
 				if page == 1 {
@@ -244,7 +238,7 @@ func TestKlineRangeEndsWhenHistoryRunsOut(t *testing.T) {
 	t.Parallel()
 	first := time.Date(2024, 3, 4, 0, 0, 0, 0, time.UTC)
 	s := &rangeService{series: map[string][]int64{"NEW": weekdays(first, rangeTo.AddDate(0, 1, 0))}}
-	c := newRangeService(t, s)
+	c := newServerClient(t, httptest.NewServer(s), testToken)
 	got, err := c.Stock.KlineRange(t.Context(), itick.RegionUS, "NEW", itick.OneDay, rangeFrom, rangeTo, itick.WithPageSize(20))
 	if err != nil {
 		t.Fatal(err)
@@ -266,7 +260,7 @@ func TestKlineRangeStopsOnARepeatedPage(t *testing.T) {
 	t.Parallel()
 	to := time.Date(2024, 12, 31, 0, 0, 0, 0, time.UTC)
 	s := &rangeService{ignoreEt: true, series: map[string][]int64{"A": weekdays(rangeFrom, to), "B": weekdays(rangeFrom, to)}}
-	c := newRangeService(t, s)
+	c := newServerClient(t, httptest.NewServer(s), testToken)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	got, err := c.Crypto.KlineRange(ctx, itick.RegionBA, "A", itick.OneDay, rangeFrom, rangeTo.AddDate(1, 0, 0), itick.WithPageSize(50))
@@ -298,7 +292,7 @@ func TestKlineRangeStopsOnARepeatedPage(t *testing.T) {
 func TestKlineRangeAsksWithEtAndLimit(t *testing.T) {
 	t.Parallel()
 	s := &rangeService{series: map[string][]int64{"A": weekdays(rangeFrom.AddDate(0, -1, 0), rangeTo)}}
-	c := newRangeService(t, s)
+	c := newServerClient(t, httptest.NewServer(s), testToken)
 	got, err := c.Stock.KlineRange(t.Context(), itick.RegionUS, "A", itick.OneDay, rangeFrom, rangeTo,
 		itick.WithPageSize(200), itick.WithExchange("NYSE"))
 	if err != nil {
@@ -322,7 +316,7 @@ func TestKlineRangeAsksWithEtAndLimit(t *testing.T) {
 func TestKlineRangeFutureEndMeansNow(t *testing.T) {
 	t.Parallel()
 	s := &rangeService{series: map[string][]int64{"A": weekdays(time.Now().AddDate(0, 0, -20).Truncate(24*time.Hour), time.Now())}}
-	c := newRangeService(t, s)
+	c := newServerClient(t, httptest.NewServer(s), testToken)
 	before := time.Now()
 	got, err := c.Stock.KlinesRange(t.Context(), itick.RegionUS, []string{"A"}, itick.OneDay, before.AddDate(0, 0, -10), before.AddDate(1, 0, 0))
 	after := time.Now()
@@ -366,7 +360,9 @@ func TestKlineRangeValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, sent, _ := newCountingClient(t)
+			c, mt := newMockClient(t, faultToken, itick.WithBaseURL("http://127.0.0.1:1"), itick.WithLimiter(&countingLimiter{}),
+				itick.WithRetries(0))
+			mt.RegisterNoResponder(body(http.StatusOK, `{"code":0,"msg":"ok","data":{}}`))
 			calls := map[string]func() error{
 				"KlineRange": func() error {
 					_, err := c.Fund.KlineRange(t.Context(), itick.RegionUS, "QQQ", tt.interval, tt.from, tt.to, tt.opts...)
@@ -383,19 +379,21 @@ func TestKlineRangeValidation(t *testing.T) {
 					t.Errorf("%s: error %v, want ErrInvalidArgument naming %q", name, err, tt.want)
 				}
 			}
-			if n := sent.Load(); n != 0 {
+			if n := mt.GetTotalCallCount(); n != 0 {
 				t.Errorf("%d requests sent", n)
 			}
 		})
 	}
-	c, sent, _ := newCountingClient(t)
+	c, mt := newMockClient(t, faultToken, itick.WithBaseURL("http://127.0.0.1:1"), itick.WithLimiter(&countingLimiter{}),
+		itick.WithRetries(0))
+	mt.RegisterNoResponder(body(http.StatusOK, `{"code":0,"msg":"ok","data":{}}`))
 	for _, opt := range []itick.KlineOption{itick.WithPageSize(100), itick.WithProgress(func(itick.RangeProgress) {})} {
 		_, err := c.Stock.Klines(t.Context(), itick.RegionUS, []string{"A"}, itick.OneDay, 10, opt)
 		if !errors.Is(err, itick.ErrInvalidArgument) {
 			t.Errorf("Klines with a range option: error %v, want ErrInvalidArgument", err)
 		}
 	}
-	if n := sent.Load(); n != 0 {
+	if n := mt.GetTotalCallCount(); n != 0 {
 		t.Errorf("%d requests sent", n)
 	}
 }
@@ -419,7 +417,7 @@ func TestKlinesRangeFailureKeepsWhatArrived(t *testing.T) {
 		}
 		return 0, "", ""
 	}
-	c := newRangeService(t, s, itick.WithBatchSize(2), itick.WithRetries(0))
+	c := newServerClient(t, httptest.NewServer(s), testToken, itick.WithBatchSize(2), itick.WithRetries(0))
 	got, err := c.Stock.KlinesRange(t.Context(), itick.RegionUS, codes, itick.OneDay, rangeFrom, rangeTo, itick.WithPageSize(100))
 	var be *itick.BatchError
 	if !errors.As(err, &be) {
@@ -463,7 +461,7 @@ func TestKlinesRangeStopsOnALong429(t *testing.T) {
 		}
 		return 0, "", ""
 	}
-	c := newRangeService(t, s, itick.WithBatchSize(2), itick.WithConcurrency(1))
+	c := newServerClient(t, httptest.NewServer(s), testToken, itick.WithBatchSize(2), itick.WithConcurrency(1))
 	got, err := c.Stock.KlinesRange(t.Context(), itick.RegionUS, codes, itick.OneDay, rangeFrom, rangeTo, itick.WithPageSize(100))
 	if !errors.Is(err, itick.ErrRateLimited) {
 		t.Fatalf("error %v, want ErrRateLimited", err)
@@ -496,7 +494,7 @@ func TestKlinesRangeUnauthorized(t *testing.T) {
 		}
 		return 0, "", ""
 	}
-	c := newRangeService(t, s, itick.WithBatchSize(1), itick.WithConcurrency(1))
+	c := newServerClient(t, httptest.NewServer(s), testToken, itick.WithBatchSize(1), itick.WithConcurrency(1))
 	got, err := c.Stock.KlinesRange(t.Context(), itick.RegionUS, []string{"A", "B"}, itick.OneDay, rangeFrom, rangeTo, itick.WithPageSize(100))
 	var be *itick.BatchError
 	if !errors.Is(err, itick.ErrUnauthorized) || errors.As(err, &be) || got != nil {
@@ -511,7 +509,7 @@ func TestKlineRangeCancelReturnsAtOnce(t *testing.T) {
 	s := &rangeService{series: map[string][]int64{"A": weekdays(rangeFrom, rangeTo), "B": weekdays(rangeFrom, rangeTo)}}
 	for _, multi := range []bool{false, true} {
 		lim := &blockingLimiter{entered: make(chan struct{}, 1)}
-		c := newRangeService(t, s, itick.WithLimiter(lim))
+		c := newServerClient(t, httptest.NewServer(s), testToken, itick.WithLimiter(lim))
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error, 1)
 		go func() {
@@ -547,7 +545,7 @@ func TestKlinesRangeProgressAndLog(t *testing.T) {
 	var logged atomic.Int32
 	logger := slog.New(countHandler{&logged, "itick kline range page"})
 	lim := &countingLimiter{}
-	c := newRangeService(t, s, itick.WithBatchSize(2), itick.WithLimiter(lim), itick.WithLogger(logger))
+	c := newServerClient(t, httptest.NewServer(s), testToken, itick.WithBatchSize(2), itick.WithLimiter(lim), itick.WithLogger(logger))
 	var reports []itick.RangeProgress
 	got, err := c.Stock.KlinesRange(t.Context(), itick.RegionUS, codes, itick.OneDay, rangeFrom, rangeTo,
 		itick.WithPageSize(50), itick.WithProgress(func(p itick.RangeProgress) { reports = append(reports, p) }))

@@ -404,9 +404,9 @@ func TestOptionBoundsAccepted(t *testing.T) {
 
 // pageCycler answers page p with pages[p % len(pages)], counting requests:
 // a server that cycles through a few pages whatever page is asked for.
-func pageCycler(t *testing.T, path string, pages ...func(p int) string) (*httptest.Server, *atomic.Int64) {
+func pageCycler(t *testing.T, path string, pages ...func(p int) string) (http.Handler, *atomic.Int64) {
 	var n atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != path {
 			http.NotFound(w, r)
 			return
@@ -417,9 +417,7 @@ func pageCycler(t *testing.T, path string, pages ...func(p int) string) (*httpte
 			t.Errorf("page %q: %v", r.URL.Query().Get("page"), err)
 		}
 		io.WriteString(w, pages[p%len(pages)](p))
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &n
+	}), &n
 }
 
 // TestBehaviour10_PagingStopsAtAnyRepeatedPage: pages alternating A, B, A,
@@ -458,8 +456,8 @@ func TestBehaviour10_PagingStopsAtAnyRepeatedPage(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv, n := pageCycler(t, tc.path, tc.pages...)
-			c := newServerClient(t, srv, testToken)
+			h, n := pageCycler(t, tc.path, tc.pages...)
+			c := newServerClient(t, httptest.NewServer(h), testToken)
 			var got []string
 			for code, err := range tc.iter(c, t.Context()) {
 				if err != nil {

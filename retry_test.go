@@ -339,31 +339,38 @@ func TestBehaviour7_CancelInBackoff(t *testing.T) {
 	}
 }
 
-// hangingServer accepts requests and answers none until the request's
-// context ends; entered gets a value for each request.
-func hangingServer(t *testing.T) (*httptest.Server, <-chan struct{}) {
-	entered := make(chan struct{}, 16)
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		entered <- struct{}{}
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-	}))
-	t.Cleanup(func() { close(release); srv.Close() })
-	return srv, entered
+// hanging answers no request until the request's context ends or the
+// handler is closed; entered gets a value for each request.
+type hanging struct {
+	entered chan struct{}
+	release chan struct{}
+	once    sync.Once
 }
+
+func newHanging() *hanging {
+	return &hanging{entered: make(chan struct{}, 16), release: make(chan struct{})}
+}
+
+func (h *hanging) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.entered <- struct{}{}
+	select {
+	case <-r.Context().Done():
+	case <-h.release:
+	}
+}
+
+// Close answers the requests still waiting.
+func (h *hanging) Close() { h.once.Do(func() { close(h.release) }) }
 
 // TestBehaviour7_CancelInFlight: cancelling while a request hangs ends the
 // call with context.Canceled, over a real socket.
 func TestBehaviour7_CancelInFlight(t *testing.T) {
 	t.Parallel()
-	srv, entered := hangingServer(t)
-	c := newServerClient(t, srv, testToken)
+	h := newHanging()
+	c := newServerClient(t, httptest.NewServer(h), testToken)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := callAsync(ctx, c, []string{"700"})
-	waitOrFail(t, entered, "the request")
+	waitOrFail(t, h.entered, "the request")
 	cancel()
 	err := waitOrFail(t, done, "the call to end")
 	if !errors.Is(err, context.Canceled) {
@@ -375,9 +382,9 @@ func TestBehaviour7_CancelInFlight(t *testing.T) {
 // gives context.DeadlineExceeded and no retry.
 func TestBehaviour7_DeadlineInFlight(t *testing.T) {
 	t.Parallel()
-	srv, _ := hangingServer(t)
+	h := newHanging()
 	rt := &countingRT{base: http.DefaultTransport}
-	c := newServerClient(t, srv, testToken, itick.WithRetries(3), itick.WithHTTPClient(&http.Client{Transport: rt}))
+	c := newServerClient(t, httptest.NewServer(h), testToken, itick.WithRetries(3), itick.WithHTTPClient(&http.Client{Transport: rt}))
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
 	err := waitOrFail(t, callAsync(ctx, c, []string{"700"}), "the call to end")
@@ -393,11 +400,11 @@ func TestBehaviour7_DeadlineInFlight(t *testing.T) {
 // every chunk and the error still matches context.Canceled.
 func TestBehaviour7_CancelBatchInFlight(t *testing.T) {
 	t.Parallel()
-	srv, entered := hangingServer(t)
-	c := newServerClient(t, srv, testToken, itick.WithBatchSize(1), itick.WithConcurrency(2))
+	h := newHanging()
+	c := newServerClient(t, httptest.NewServer(h), testToken, itick.WithBatchSize(1), itick.WithConcurrency(2))
 	ctx, cancel := context.WithCancel(t.Context())
 	done := callAsync(ctx, c, codes(6))
-	waitOrFail(t, entered, "a request")
+	waitOrFail(t, h.entered, "a request")
 	cancel()
 	err := waitOrFail(t, done, "the call to end")
 	if !errors.Is(err, context.Canceled) {
@@ -498,9 +505,9 @@ func TestBehaviour6_UntrustedCertificateNotRetried(t *testing.T) {
 // while the call's own context is alive.
 func TestBehaviour6_PerAttemptTimeoutRetried(t *testing.T) {
 	t.Parallel()
-	srv, _ := hangingServer(t)
+	h := newHanging()
 	rt := &countingRT{base: http.DefaultTransport}
-	c := newServerClient(t, srv, testToken, itick.WithHTTPClient(&http.Client{Timeout: 200 * time.Millisecond, Transport: rt}), itick.WithRetries(2))
+	c := newServerClient(t, httptest.NewServer(h), testToken, itick.WithHTTPClient(&http.Client{Timeout: 200 * time.Millisecond, Transport: rt}), itick.WithRetries(2))
 	_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
 	if err == nil {
 		t.Fatal("err = nil from a server that never answers")

@@ -3,7 +3,6 @@ package itick_test
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -22,30 +21,6 @@ type countingLimiter struct{ n atomic.Int32 }
 func (l *countingLimiter) Wait(ctx context.Context) error {
 	l.n.Add(1)
 	return ctx.Err()
-}
-
-// newCountingClient returns a client whose transport and limiter count what
-// reaches them. The transport answers every request with an empty success.
-func newCountingClient(t *testing.T) (*itick.Client, *atomic.Int32, *countingLimiter) {
-	t.Helper()
-	var sent atomic.Int32
-	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		sent.Add(1)
-		body := `{"code":0,"msg":"ok","data":{}}`
-		return &http.Response{StatusCode: 200, Header: http.Header{}, Request: r,
-			Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body))}, nil
-	})
-	lim := &countingLimiter{}
-	c, err := itick.NewClient(faultToken,
-		itick.WithBaseURL("http://127.0.0.1:1"),
-		itick.WithHTTPClient(&http.Client{Transport: rt}),
-		itick.WithLimiter(lim),
-		itick.WithRetries(0),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, &sent, lim
 }
 
 type validationCase struct {
@@ -339,7 +314,9 @@ func TestValidationSendsNothing(t *testing.T) {
 	for _, tt := range validationCases(t) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, sent, lim := newCountingClient(t)
+			lim := &countingLimiter{}
+			c, mt := newMockClient(t, faultToken, itick.WithBaseURL("http://127.0.0.1:1"), itick.WithLimiter(lim), itick.WithRetries(0))
+			mt.RegisterNoResponder(body(http.StatusOK, `{"code":0,"msg":"ok","data":{}}`))
 			ctx, cancel := context.WithTimeout(context.Background(), faultCallTimeout)
 			defer cancel()
 			err := tt.call(ctx, c)
@@ -349,7 +326,7 @@ func TestValidationSendsNothing(t *testing.T) {
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %q does not name %q", err, tt.want)
 			}
-			if n := sent.Load(); n != 0 {
+			if n := mt.GetTotalCallCount(); n != 0 {
 				t.Errorf("%d request(s) reached the transport", n)
 			}
 			if n := lim.n.Load(); n != 0 {
@@ -392,13 +369,15 @@ func TestValidationAccepts(t *testing.T) {
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, sent, lim := newCountingClient(t)
+			lim := &countingLimiter{}
+			c, mt := newMockClient(t, faultToken, itick.WithBaseURL("http://127.0.0.1:1"), itick.WithLimiter(lim), itick.WithRetries(0))
+			mt.RegisterNoResponder(body(http.StatusOK, `{"code":0,"msg":"ok","data":{}}`))
 			ctx, cancel := context.WithTimeout(context.Background(), faultCallTimeout)
 			defer cancel()
 			if err := tt.call(ctx, c); err != nil {
 				t.Fatalf("error %v, want none", err)
 			}
-			if n := sent.Load(); n != 1 {
+			if n := mt.GetTotalCallCount(); n != 1 {
 				t.Errorf("%d request(s) reached the transport, want 1", n)
 			}
 			if n := lim.n.Load(); n != 1 {
@@ -576,12 +555,14 @@ func TestValidationNilContext(t *testing.T) {
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, sent, _ := newCountingClient(t)
+			c, mt := newMockClient(t, faultToken, itick.WithBaseURL("http://127.0.0.1:1"), itick.WithLimiter(&countingLimiter{}),
+				itick.WithRetries(0))
+			mt.RegisterNoResponder(body(http.StatusOK, `{"code":0,"msg":"ok","data":{}}`))
 			err := tt.call(nilCtx, c)
 			if !errors.Is(err, itick.ErrInvalidArgument) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want ErrInvalidArgument naming %q", err, tt.want)
 			}
-			if n := sent.Load(); n != 0 {
+			if n := mt.GetTotalCallCount(); n != 0 {
 				t.Errorf("%d request(s) reached the transport", n)
 			}
 		})
