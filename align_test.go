@@ -23,7 +23,7 @@ import (
 // to their sentinels and are kept in APIError.CodeText.
 func TestAlign_TextCodes(t *testing.T) {
 	t.Parallel()
-	srv, c := e2eServer(t, markettest.WithTextCodes(), markettest.WithBatchSize(2))
+	c, srv := newSimClient(t, []markettest.Option{markettest.WithTextCodes(), markettest.WithBatchSize(2)})
 	ctx := t.Context()
 
 	check := func(t *testing.T, err error, sentinel error, code string) {
@@ -75,7 +75,7 @@ func TestAlign_TextCodes(t *testing.T) {
 // empty map, not an error, on batch calls.
 func TestAlign_UncoveredMarketIsNotFound(t *testing.T) {
 	t.Parallel()
-	_, c := e2eServer(t, markettest.WithRegions(itick.RegionUS))
+	c, _ := newSimClient(t, []markettest.Option{markettest.WithRegions(itick.RegionUS)})
 	ctx := t.Context()
 	const r = itick.RegionJP
 	single := map[string]func() (any, error){
@@ -202,7 +202,7 @@ func TestAlign_EmptyDataIsNotFound(t *testing.T) {
 // DefaultNewsLimit, so they work against it.
 func TestAlign_NewsLimitRequired(t *testing.T) {
 	t.Parallel()
-	srv, c := e2eServer(t)
+	c, srv := newSimClient(t, nil)
 	ctx := t.Context()
 	p, err := c.News.List(ctx, itick.NewsQuery{Market: "stock", Lang: "en"})
 	if err != nil {
@@ -257,7 +257,7 @@ func TestAlign_NewsLimitRequired(t *testing.T) {
 // asks for every market.
 func TestAlign_HolidaysOfRegion(t *testing.T) {
 	t.Parallel()
-	srv, c := e2eServer(t)
+	c, srv := newSimClient(t, nil)
 	ctx := t.Context()
 	all, err := c.Market.Holidays(ctx)
 	if err != nil {
@@ -297,7 +297,7 @@ func TestAlign_HolidaysOfRegion(t *testing.T) {
 // calls with options send exchange on every request, singular and batch.
 func TestAlign_WireFields(t *testing.T) {
 	t.Parallel()
-	srv, c := e2eServer(t, markettest.WithBatchSize(2))
+	c, srv := newSimClient(t, []markettest.Option{markettest.WithBatchSize(2)})
 	g := srv.Generator()
 	ctx := t.Context()
 	codes := []string{"AAPL", "MSFT", "TSLA", "NVDA", "AMZN", "META", "KO", "JPM"}
@@ -383,7 +383,7 @@ func TestAlign_TradeDirectionRoundTrip(t *testing.T) {
 // classes (kType 6 and 7); FifteenMinutes is kType 3 and 15 minutes long.
 func TestAlign_CryptoOnlyIntervalsAreNotRefused(t *testing.T) {
 	t.Parallel()
-	srv, c := e2eServer(t)
+	c, srv := newSimClient(t, nil)
 	for _, iv := range []itick.Interval{itick.TwoHours, itick.FourHours, itick.FifteenMinutes} {
 		ks, err := c.Stock.Kline(t.Context(), itick.RegionUS, "AAPL", iv, 3)
 		if err != nil {

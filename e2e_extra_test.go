@@ -69,7 +69,7 @@ func quoteAsDecoded(g *markettest.Generator, class markettest.Class, region itic
 
 func TestE2ESingularAndTickMethodsOfEveryClass(t *testing.T) {
 	t.Parallel()
-	srv, c := e2eServer(t)
+	c, srv := newSimClient(t, nil)
 	g := srv.Generator()
 	ctx := t.Context()
 	end := e2eNow.Add(-36 * time.Hour)
@@ -151,12 +151,7 @@ func TestE2ESingularAndTickMethodsOfEveryClass(t *testing.T) {
 func TestE2EStockTickSessionAndExchange(t *testing.T) {
 	t.Parallel()
 	preMarket := time.Date(2025, 6, 3, 12, 0, 0, 0, time.UTC) // 08:00 in New York
-	srv := markettest.NewServer(markettest.WithClock(func() time.Time { return preMarket }))
-	t.Cleanup(srv.Close)
-	c, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, srv := newSimClient(t, []markettest.Option{markettest.WithClock(func() time.Time { return preMarket })})
 	tk, err := c.Stock.Tick(t.Context(), itick.RegionUS, "AAPL", itick.WithQuoteExchange("NASDAQ"))
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +173,7 @@ func TestE2EStockTickSessionAndExchange(t *testing.T) {
 
 func TestE2EReferenceData(t *testing.T) {
 	t.Parallel()
-	srv, c := e2eServer(t)
+	c, srv := newSimClient(t, nil)
 	g := srv.Generator()
 	ctx := t.Context()
 

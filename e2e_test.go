@@ -19,17 +19,6 @@ import (
 // The end-to-end tests run the SDK against the simulator in markettest:
 // real HTTP on 127.0.0.1, the service's wire form, its rules and faults.
 
-func e2eServer(t *testing.T, opts ...markettest.Option) (*markettest.Server, *itick.Client) {
-	t.Helper()
-	srv := markettest.NewServer(append([]markettest.Option{markettest.WithClock(func() time.Time { return e2eNow })}, opts...)...)
-	t.Cleanup(srv.Close)
-	client, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return srv, client
-}
-
 // wantQuote is the generator's quote as the SDK decodes it: crypto quotes
 // carry no p, ch and chp, so those stay zero.
 func wantQuote(g *markettest.Generator, class markettest.Class, region itick.Region, code string) itick.Quote {
@@ -42,7 +31,7 @@ func wantQuote(g *markettest.Generator, class markettest.Class, region itick.Reg
 
 func TestE2EEveryServiceMethod(t *testing.T) {
 	t.Parallel()
-	srv, c := e2eServer(t)
+	c, srv := newSimClient(t, nil)
 	g := srv.Generator()
 	ctx := t.Context()
 
@@ -224,7 +213,7 @@ func e2eCodes(n int) []string {
 
 func TestE2EChunkedBatchMergesResults(t *testing.T) {
 	t.Parallel()
-	srv, c := e2eServer(t) // Base plan: 10 codes a request
+	c, srv := newSimClient(t, nil) // Base plan: 10 codes a request
 	want := e2eCodes(345)
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionUS, append(want, " C000 ", "C001"))
 	if err != nil {
@@ -274,7 +263,7 @@ func TestE2ERetriesThroughFaults(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv, c := e2eServer(t)
+			c, srv := newSimClient(t, nil)
 			srv.Inject(tt.fault)
 			got, err := c.Crypto.Quotes(t.Context(), itick.RegionBA, []string{"BTCUSDT"})
 			if err != nil {
@@ -292,7 +281,7 @@ func TestE2ERetriesThroughFaults(t *testing.T) {
 
 func TestE2EFaultsThatAreNotRetried(t *testing.T) {
 	t.Parallel()
-	srv, c := e2eServer(t)
+	c, srv := newSimClient(t, nil)
 	srv.Inject(markettest.Fault{Kind: markettest.FaultMalformed, Times: 1})
 	_, err := c.Forex.Quotes(t.Context(), itick.RegionGB, []string{"EURUSD"})
 	var apiErr *itick.APIError
@@ -317,7 +306,7 @@ func TestE2EFaultsThatAreNotRetried(t *testing.T) {
 
 func TestE2EHangEndsWithTheContext(t *testing.T) {
 	t.Parallel()
-	srv, c := e2eServer(t)
+	c, srv := newSimClient(t, nil)
 	srv.Inject(markettest.Fault{Kind: markettest.FaultHang})
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
@@ -329,7 +318,7 @@ func TestE2EHangEndsWithTheContext(t *testing.T) {
 
 func TestE2EWrongToken(t *testing.T) {
 	t.Parallel()
-	srv, _ := e2eServer(t, markettest.WithToken("right-token"))
+	_, srv := newSimClient(t, []markettest.Option{markettest.WithToken("right-token")})
 	const wrong = "wrong-token-5f3a"
 	c, err := itick.NewClient(wrong, itick.WithBaseURL(srv.URL), itick.WithBackoff(time.Millisecond, 5*time.Millisecond))
 	if err != nil {
@@ -354,13 +343,8 @@ func TestE2EWrongToken(t *testing.T) {
 func TestE2EQuota(t *testing.T) {
 	t.Parallel()
 	clock := markettest.NewManualClock(e2eNow)
-	srv := markettest.NewServer(markettest.WithQuota(2), markettest.WithClock(clock.Now))
-	t.Cleanup(srv.Close)
 	// No retries: a Retry-After of up to a minute would be waited for.
-	c, err := srv.Client(itick.WithRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _ := newSimClient(t, []markettest.Option{markettest.WithQuota(2), markettest.WithClock(clock.Now)}, itick.WithRetries(0))
 	call := func() error {
 		_, err := c.Stock.Quotes(t.Context(), itick.RegionUS, []string{"AAPL"})
 		return err
@@ -371,7 +355,7 @@ func TestE2EQuota(t *testing.T) {
 		}
 	}
 	clock.Advance(15 * time.Second)
-	err = call()
+	err := call()
 	if !errors.Is(err, itick.ErrRateLimited) {
 		t.Fatalf("past the quota: %v, want ErrRateLimited", err)
 	}
@@ -387,7 +371,7 @@ func TestE2EQuota(t *testing.T) {
 
 func TestE2EOneFailedChunkIsABatchError(t *testing.T) {
 	t.Parallel()
-	srv, c := e2eServer(t)
+	c, srv := newSimClient(t, nil)
 	all := e2eCodes(30) // three chunks of ten
 	srv.Inject(markettest.Fault{Kind: markettest.FaultStatus, Status: http.StatusInternalServerError,
 		Path: "/stock/klines", Code: "C015"})
@@ -418,7 +402,7 @@ func TestE2EOneFailedChunkIsABatchError(t *testing.T) {
 
 func TestE2EPlanLimit(t *testing.T) {
 	t.Parallel()
-	srv, _ := e2eServer(t) // the server enforces Base: 10 codes
+	_, srv := newSimClient(t, nil) // the server enforces Base: 10 codes
 	c, err := srv.Client(itick.WithBatchSize(20))
 	if err != nil {
 		t.Fatal(err)

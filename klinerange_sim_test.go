@@ -19,12 +19,7 @@ import (
 func TestKlinesRangeIdealRequests(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2025, 6, 2, 21, 0, 0, 0, time.UTC) // a Monday, after the close
-	srv := markettest.NewServer(markettest.WithPlan(itick.PlanBase), markettest.WithClock(func() time.Time { return now }))
-	t.Cleanup(srv.Close)
-	c, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, srv := newSimClient(t, []markettest.Option{markettest.WithPlan(itick.PlanBase), markettest.WithClock(func() time.Time { return now })})
 	codes := make([]string, 50)
 	for i := range codes {
 		codes[i] = fmt.Sprintf("S%02d", i)
@@ -72,13 +67,8 @@ func TestKlineRangeAgainstTheSimulator(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2025, 3, 14, 15, 0, 0, 0, time.UTC)
 	first := time.Date(2025, 1, 6, 0, 0, 0, 0, time.UTC)
-	srv := markettest.NewServer(markettest.WithClock(func() time.Time { return now }), markettest.WithKlineCap(37),
-		markettest.WithFirstDate(first))
-	t.Cleanup(srv.Close)
-	c, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, srv := newSimClient(t, []markettest.Option{markettest.WithClock(func() time.Time { return now }), markettest.WithKlineCap(37),
+		markettest.WithFirstDate(first)})
 	from, to := time.Date(2024, 12, 1, 0, 0, 0, 0, time.UTC), now.Add(time.Hour)
 	want := srv.Series(markettest.Stock, itick.RegionHK, "700", itick.OneHour, from, now)
 	if len(want) < 100 || !want[0].Time.After(first.Add(-time.Hour)) {

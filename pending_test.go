@@ -620,13 +620,8 @@ func TestStreamPrevCloseFromSnapshots(t *testing.T) {
 	var now atomic.Int64
 	day1 := time.Date(2025, 3, 4, 2, 30, 0, 0, time.UTC) // 10:30 in Hong Kong, a Tuesday
 	now.Store(day1.UnixNano())
-	srv := markettest.NewServer(markettest.WithClock(func() time.Time { return time.Unix(0, now.Load()).UTC() }),
-		markettest.WithStreamInterval(5*time.Millisecond))
-	defer srv.Close()
-	c, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _ := newSimClient(t, []markettest.Option{markettest.WithClock(func() time.Time { return time.Unix(0, now.Load()).UTC() }),
+		markettest.WithStreamInterval(5 * time.Millisecond)})
 	ctx := context.Background()
 	plain, err := c.Stream(ctx, itick.AssetStock)
 	if err != nil {
@@ -693,13 +688,8 @@ func TestStreamPrevCloseFromSnapshots(t *testing.T) {
 func TestStreamPrevCloseSnapshotFailureIsReported(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2025, 3, 4, 2, 30, 0, 0, time.UTC)
-	srv := markettest.NewServer(markettest.WithClock(func() time.Time { return at }),
-		markettest.WithStreamInterval(5*time.Millisecond))
-	defer srv.Close()
-	c, err := srv.Client(itick.WithRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, srv := newSimClient(t, []markettest.Option{markettest.WithClock(func() time.Time { return at }),
+		markettest.WithStreamInterval(5 * time.Millisecond)}, itick.WithRetries(0))
 	s, err := c.Stream(context.Background(), itick.AssetStock, itick.WithPrevClose())
 	if err != nil {
 		t.Fatal(err)

@@ -178,16 +178,11 @@ func codeList(prefix string, n int) []string {
 // is spent, delays the attempt but does not fail it.
 func TestLimiterWaitOutsideAttemptTimeout(t *testing.T) {
 	t.Parallel()
-	srv := markettest.NewServer()
-	t.Cleanup(srv.Close)
 	// The second chunk waits 2.5 s for the limiter, well past the 1 s an
 	// attempt may take, which is itself ample for one request on a loaded
 	// machine under the race detector.
-	c, err := srv.Client(itick.WithHTTPClient(&http.Client{Timeout: time.Second}),
+	c, srv := newSimClient(t, []markettest.Option{markettest.WithClock(time.Now)}, itick.WithHTTPClient(&http.Client{Timeout: time.Second}),
 		itick.WithLimiter(quota.New(1, 2500*time.Millisecond)), itick.WithConcurrency(1), itick.WithRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionUS, codeList("W", 2*srv.BatchSize()))
 	if err != nil {
 		t.Fatal(err)

@@ -416,12 +416,7 @@ func TestGetKeepsTheToken(t *testing.T) {
 func TestGetAgainstMarkettest(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2025, 6, 2, 14, 30, 0, 0, time.UTC)
-	srv := markettest.NewServer(markettest.WithClock(func() time.Time { return now }))
-	defer srv.Close()
-	c, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _ := newSimClient(t, []markettest.Option{markettest.WithClock(func() time.Time { return now })})
 	ctx := t.Context()
 
 	var info struct {
