@@ -24,17 +24,6 @@ import (
 	"github.com/d19c4e34/itick/markettest"
 )
 
-// pendingClient is a client of srv with no pacing and quick retries.
-func pendingClient(t *testing.T, srv *httptest.Server, opts ...itick.Option) *itick.Client {
-	t.Helper()
-	c, err := itick.NewClient("pending-token-0123456789", append([]itick.Option{itick.WithBaseURL(srv.URL),
-		itick.WithRateLimit(rate.Inf, 0), itick.WithBackoff(time.Millisecond, 5*time.Millisecond)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // An answer with nothing in it is the call's error, and Stats counts it as
 // one; a redirect's hop is not a retry.
 func TestStatsCountEmptyAnswersAndNotRedirects(t *testing.T) {
@@ -49,10 +38,9 @@ func TestStatsCountEmptyAnswersAndNotRedirects(t *testing.T) {
 			w.Write([]byte(`{"code":0,"msg":null,"data":{}}`))
 		}
 	}))
-	defer srv.Close()
 	ctx := context.Background()
 
-	c := pendingClient(t, srv)
+	c := newServerClient(t, srv, "pending-token-0123456789")
 	for _, call := range []func() error{
 		func() error { _, err := c.Stock.Depth(ctx, itick.RegionHK, "700"); return err },
 		func() error { _, err := c.Stock.Kline(ctx, itick.RegionHK, "700", itick.OneDay, 5); return err },
@@ -67,7 +55,7 @@ func TestStatsCountEmptyAnswersAndNotRedirects(t *testing.T) {
 		t.Errorf("Stats = %+v, want 4 requests and 4 errors", st)
 	}
 
-	r := pendingClient(t, srv, itick.WithBaseURL(srv.URL+"/old"))
+	r := newServerClient(t, srv, "pending-token-0123456789", itick.WithBaseURL(srv.URL+"/old"))
 	if _, err := r.Stock.Quote(ctx, itick.RegionHK, "700"); err != nil {
 		t.Fatal(err)
 	}
@@ -87,8 +75,7 @@ func TestGetRefusesSegmentsProxiesReinterpret(t *testing.T) {
 		hits++
 		w.Write([]byte(`{"code":0,"data":null}`))
 	}))
-	defer srv.Close()
-	c := pendingClient(t, srv)
+	c := newServerClient(t, srv, "pending-token-0123456789")
 	for _, path := range []string{
 		"/..;/admin", "/stock/..;/admin", "/.;x/admin", "/stock/%2e%2e;/admin", "/stock/..%3B/admin",
 		"/stock/quote%3Fcode=1", "/stock/quote%23frag", "/stock/%253F/x", "/stock/%2523",
@@ -142,15 +129,10 @@ func TestTokenEchoedInAnotherFormIsRedacted(t *testing.T) {
 		fmt.Fprintf(w, `{"code":400,"msg":"token %s refused","data":{"b64":"%s","json":"%s"}}`, upper, b64,
 			base64.StdEncoding.EncodeToString([]byte(`{"token":"`+hexToken+`"}`)))
 	}))
-	defer srv.Close()
 	var logs strings.Builder
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c, err := itick.NewClient(hexToken, itick.WithBaseURL(srv.URL+"/old"), itick.WithRateLimit(rate.Inf, 0),
-		itick.WithRetries(0), itick.WithLogger(logger))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.Stock.Quote(context.Background(), itick.RegionHK, "700")
+	c := newServerClient(t, srv, hexToken, itick.WithBaseURL(srv.URL+"/old"), itick.WithRetries(0), itick.WithLogger(logger))
+	_, err := c.Stock.Quote(context.Background(), itick.RegionHK, "700")
 	var apiErr *itick.APIError
 	if !errors.As(err, &apiErr) {
 		t.Fatalf("err = %v, want an *APIError", err)
@@ -165,21 +147,6 @@ func TestTokenEchoedInAnotherFormIsRedacted(t *testing.T) {
 	}
 }
 
-// wsServer accepts stream connections and runs serve on each.
-func wsServer(t *testing.T, serve func(ctx context.Context, c *websocket.Conn)) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer c.CloseNow()
-		serve(r.Context(), c)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
 func wsSend(ctx context.Context, c *websocket.Conn, msg string) error {
 	return c.Write(ctx, websocket.MessageText, []byte(msg))
 }
@@ -188,15 +155,12 @@ func wsSend(ctx context.Context, c *websocket.Conn, msg string) error {
 // stream error.
 func TestStreamTextEchoingTheTokenInAnotherCase(t *testing.T) {
 	t.Parallel()
-	srv := wsServer(t, func(ctx context.Context, c *websocket.Conn) {
+	h := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
 		wsSend(ctx, c, `{"code":1,"msg":"Connected Successfully"}`)
 		wsSend(ctx, c, `{"code":0,"resAc":"auth","msg":"auth failed for `+strings.ToUpper(hexToken)+`"}`)
 	})
-	c, err := itick.NewClient(hexToken, itick.WithBaseURL(srv.URL))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.Stream(context.Background(), itick.AssetStock, itick.WithDialTimeout(5*time.Second))
+	c := newServerClient(t, httptest.NewServer(h), hexToken)
+	_, err := c.Stream(context.Background(), itick.AssetStock, itick.WithDialTimeout(5*time.Second))
 	if !errors.Is(err, itick.ErrUnauthorized) {
 		t.Fatalf("err = %v, want ErrUnauthorized", err)
 	}
@@ -208,17 +172,14 @@ func TestStreamTextEchoingTheTokenInAnotherCase(t *testing.T) {
 func TestPushedSymbolIsRedactedAndBounded(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("Z", 200<<10)
-	srv := wsServer(t, func(ctx context.Context, c *websocket.Conn) {
+	h := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
 		wsSend(ctx, c, `{"code":1,"resAc":"auth","msg":"authenticated"}`)
 		for _, s := range []string{hexToken, strings.ToUpper(hexToken) + "$US", long} {
 			wsSend(ctx, c, `{"code":1,"data":{"s":"`+s+`","r":"US","type":"quote","ld":1,"t":1765526889000}}`)
 		}
 		c.Read(ctx) // until the client closes
 	})
-	c, err := itick.NewClient(hexToken, itick.WithBaseURL(srv.URL))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newServerClient(t, httptest.NewServer(h), hexToken)
 	s, err := c.Stream(context.Background(), itick.AssetStock, itick.WithDialTimeout(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -254,14 +215,11 @@ func TestPushedSymbolIsRedactedAndBounded(t *testing.T) {
 // the SDK's.
 func TestStreamRefusesANilContext(t *testing.T) {
 	t.Parallel()
-	srv := wsServer(t, func(ctx context.Context, c *websocket.Conn) {
+	h := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
 		wsSend(ctx, c, `{"code":1,"resAc":"auth","msg":"authenticated"}`)
 		c.Read(ctx)
 	})
-	c, err := itick.NewClient("pending-token-0123456789", itick.WithBaseURL(srv.URL))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newServerClient(t, httptest.NewServer(h), "pending-token-0123456789")
 	//lint:ignore SA1012 a nil context is what this test passes
 	if _, err := c.Stream(nil, itick.AssetStock); !errors.Is(err, itick.ErrInvalidArgument) { //nolint:staticcheck
 		t.Errorf("Stream(nil) = %v, want ErrInvalidArgument", err)
@@ -279,15 +237,6 @@ func TestStreamRefusesANilContext(t *testing.T) {
 	if err := s.Unsubscribe(nil, []string{"700$HK"}); !errors.Is(err, itick.ErrInvalidArgument) { //nolint:staticcheck
 		t.Errorf("Unsubscribe(nil) = %v, want ErrInvalidArgument", err)
 	}
-}
-
-// wsHosted counts the connections of a stream server whose serve gets
-// each connection's number, from 1.
-func wsHosted(t *testing.T, serve func(ctx context.Context, n int, c *websocket.Conn)) (*httptest.Server, *atomic.Int32) {
-	t.Helper()
-	var conns atomic.Int32
-	srv := wsServer(t, func(ctx context.Context, c *websocket.Conn) { serve(ctx, int(conns.Add(1)), c) })
-	return srv, &conns
 }
 
 // wsAnswer serves a connection's requests until it ends: a pong for a
@@ -343,12 +292,10 @@ func nextOf[T itick.Event](t *testing.T, s *itick.Stream) (T, []itick.Event) {
 	}
 }
 
-func streamOf(t *testing.T, srv *httptest.Server, opts ...itick.StreamOption) *itick.Stream {
+// streamOf opens a stock Stream on c that reconnects at once and lives
+// until the test ends.
+func streamOf(t *testing.T, c *itick.Client, opts ...itick.StreamOption) *itick.Stream {
 	t.Helper()
-	c, err := itick.NewClient("stream-token-0123456789", itick.WithBaseURL(srv.URL))
-	if err != nil {
-		t.Fatal(err)
-	}
 	s, err := c.Stream(context.Background(), itick.AssetStock,
 		append([]itick.StreamOption{itick.WithReconnectBackoff(0, 2*time.Millisecond), itick.WithDialTimeout(10 * time.Second)}, opts...)...)
 	if err != nil {
@@ -364,7 +311,7 @@ func streamOf(t *testing.T, srv *httptest.Server, opts ...itick.StreamOption) *i
 func TestStreamReportsALostConnectionAtOnce(t *testing.T) {
 	t.Parallel()
 	drop, release := make(chan struct{}), make(chan struct{})
-	srv, conns := wsHosted(t, func(ctx context.Context, n int, c *websocket.Conn) {
+	h := newWSHost(func(ctx context.Context, n int64, _ *http.Request, c *websocket.Conn) {
 		switch {
 		case n == 1:
 			wsSend(ctx, c, wsAuthOK)
@@ -384,7 +331,8 @@ func TestStreamReportsALostConnectionAtOnce(t *testing.T) {
 			wsAnswer(ctx, c, nil)
 		}
 	})
-	s := streamOf(t, srv)
+	c := newServerClient(t, httptest.NewServer(h), "stream-token-0123456789")
+	s := streamOf(t, c)
 	if err := s.Subscribe(context.Background(), []string{"700$HK"}, itick.ChannelQuote); err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +345,7 @@ func TestStreamReportsALostConnectionAtOnce(t *testing.T) {
 	if st := s.Stats(); st.Down != 1 || st.Conns != 0 {
 		t.Errorf("Stats while down = %+v, want Down 1, Conns 0", st)
 	}
-	for conns.Load() < 4 {
+	for h.conns.Load() < 4 {
 		time.Sleep(time.Millisecond)
 	}
 	close(release)
@@ -420,7 +368,7 @@ func TestStreamReportsALostConnectionAtOnce(t *testing.T) {
 func TestStreamControlEventsAreNeverDropped(t *testing.T) {
 	t.Parallel()
 	for _, policy := range []itick.Overflow{itick.DropOldest, itick.DropNewest} {
-		srv, _ := wsHosted(t, func(ctx context.Context, n int, c *websocket.Conn) {
+		h := newWSHost(func(ctx context.Context, n int64, _ *http.Request, c *websocket.Conn) {
 			wsSend(ctx, c, wsAuthOK)
 			if n > 1 {
 				wsAnswer(ctx, c, nil)
@@ -437,7 +385,8 @@ func TestStreamControlEventsAreNeverDropped(t *testing.T) {
 				c.CloseNow()
 			})
 		})
-		s := streamOf(t, srv, itick.WithBuffer(2, policy))
+		c := newServerClient(t, httptest.NewServer(h), "stream-token-0123456789")
+		s := streamOf(t, c, itick.WithBuffer(2, policy))
 		if err := s.Subscribe(context.Background(), []string{"700$HK"}, itick.ChannelQuote); err != nil {
 			t.Fatal(err)
 		}
@@ -467,7 +416,7 @@ func TestStreamBufferBoundedInBytes(t *testing.T) {
 		fmt.Fprintf(&levels, `{"po":%d,"p":%d.25,"v":1000.5,"o":12}`, i+1, 600+i)
 	}
 	book := `{"code":1,"data":{"s":"700","r":"HK","type":"depth","a":[` + levels.String() + `],"b":[` + levels.String() + `]}}`
-	srv, _ := wsHosted(t, func(ctx context.Context, n int, c *websocket.Conn) {
+	h := newWSHost(func(ctx context.Context, n int64, _ *http.Request, c *websocket.Conn) {
 		wsSend(ctx, c, wsAuthOK)
 		wsAnswer(ctx, c, func(string) {
 			for range 48 {
@@ -475,7 +424,8 @@ func TestStreamBufferBoundedInBytes(t *testing.T) {
 			}
 		})
 	})
-	s := streamOf(t, srv, itick.WithBuffer(1000, itick.DropOldest), itick.WithBufferBytes(int64(3*len(book))))
+	c := newServerClient(t, httptest.NewServer(h), "stream-token-0123456789")
+	s := streamOf(t, c, itick.WithBuffer(1000, itick.DropOldest), itick.WithBufferBytes(int64(3*len(book))))
 	if err := s.Subscribe(context.Background(), []string{"700$HK"}, itick.ChannelDepth); err != nil {
 		t.Fatal(err)
 	}
@@ -484,10 +434,6 @@ func TestStreamBufferBoundedInBytes(t *testing.T) {
 	}
 	if n, dropped := len(s.Events()), s.Dropped(); n > 3 || n+int(dropped) != 48 {
 		t.Errorf("%d books buffered and %d dropped; want at most 3 of %d-byte frames in %d bytes", n, dropped, len(book), 3*len(book))
-	}
-	c, err := itick.NewClient("stream-token-0123456789", itick.WithBaseURL(srv.URL))
-	if err != nil {
-		t.Fatal(err)
 	}
 	if _, err := c.Stream(context.Background(), itick.AssetStock, itick.WithBufferBytes(0)); !errors.Is(err, itick.ErrInvalidArgument) {
 		t.Errorf("WithBufferBytes(0): %v, want ErrInvalidArgument", err)
@@ -499,17 +445,18 @@ func TestStreamBufferBoundedInBytes(t *testing.T) {
 // subscriptions is left alone.
 func TestStreamReplacesAStaleConnection(t *testing.T) {
 	t.Parallel()
-	srv, conns := wsHosted(t, func(ctx context.Context, n int, c *websocket.Conn) {
+	h := newWSHost(func(ctx context.Context, n int64, _ *http.Request, c *websocket.Conn) {
 		wsSend(ctx, c, wsAuthOK)
 		if n == 1 {
 			wsAnswer(ctx, c, nil) // pongs and acks, never a push
 			return
 		}
-		wsAnswer(ctx, c, func(string) { wsSend(ctx, c, quotePush(n)) })
+		wsAnswer(ctx, c, func(string) { wsSend(ctx, c, quotePush(int(n))) })
 	})
-	s := streamOf(t, srv, itick.WithStaleAfter(300*time.Millisecond), itick.WithHeartbeat(50*time.Millisecond, 5*time.Second))
+	c := newServerClient(t, httptest.NewServer(h), "stream-token-0123456789")
+	s := streamOf(t, c, itick.WithStaleAfter(300*time.Millisecond), itick.WithHeartbeat(50*time.Millisecond, 5*time.Second))
 	time.Sleep(time.Second) // nothing subscribed: nothing to miss
-	if n := conns.Load(); n != 1 {
+	if n := h.conns.Load(); n != 1 {
 		t.Fatalf("%d connections before any subscription, want 1", n)
 	}
 	if err := s.Subscribe(context.Background(), []string{"700$HK"}, itick.ChannelQuote); err != nil {
@@ -526,17 +473,9 @@ func TestStreamReplacesAStaleConnection(t *testing.T) {
 	if q, _ := nextOf[itick.QuoteEvent](t, s); q.Code != "700" {
 		t.Errorf("after the renewal: %+v", q)
 	}
-	if _, err := streamOfErr(srv, itick.WithStaleAfter(-time.Second)); !errors.Is(err, itick.ErrInvalidArgument) {
+	if _, err := c.Stream(context.Background(), itick.AssetStock, itick.WithStaleAfter(-time.Second)); !errors.Is(err, itick.ErrInvalidArgument) {
 		t.Errorf("WithStaleAfter(-1s): %v, want ErrInvalidArgument", err)
 	}
-}
-
-func streamOfErr(srv *httptest.Server, opts ...itick.StreamOption) (*itick.Stream, error) {
-	c, err := itick.NewClient("stream-token-0123456789", itick.WithBaseURL(srv.URL))
-	if err != nil {
-		return nil, err
-	}
-	return c.Stream(context.Background(), itick.AssetStock, opts...)
 }
 
 // Behaviour 18: a token the service accepted on this Stream and refuses
@@ -585,8 +524,7 @@ func TestStreamRetriesARefusedReauthentication(t *testing.T) {
 				}
 				wsAnswer(ctx, c, nil)
 			})
-			defer srv.Close()
-			s := streamOf(t, srv, tc.opts...)
+			s := streamOf(t, newServerClient(t, srv, "stream-token-0123456789"), tc.opts...)
 			if err := s.Subscribe(context.Background(), []string{"700$HK"}, itick.ChannelQuote); err != nil {
 				t.Fatal(err)
 			}
@@ -720,8 +658,7 @@ func TestSpentQuotaUnderADeadlineEndsAtOnce(t *testing.T) {
 		w.WriteHeader(http.StatusTooManyRequests)
 		w.Write([]byte(`{"code":429,"msg":"API rate limit exceeded"}`))
 	}))
-	defer srv.Close()
-	c := pendingClient(t, srv)
+	c := newServerClient(t, srv, "pending-token-0123456789")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -739,8 +676,7 @@ func TestSpentQuotaUnderADeadlineEndsAtOnce(t *testing.T) {
 	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"code":0,"data":{"700":{"s":"700","ld":1}}}`))
 	}))
-	defer ok.Close()
-	lc := pendingClient(t, ok, itick.WithRateLimit(rate.Every(time.Minute), 1))
+	lc := newServerClient(t, ok, "pending-token-0123456789", itick.WithRateLimit(rate.Every(time.Minute), 1))
 	if _, err := lc.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700"}); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package itick_test
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/d19c4e34/itick"
@@ -13,8 +14,8 @@ import (
 // a mix of quotes, ticks, five-level depth books and candles for 50
 // products on one connection.
 func BenchmarkStreamEvents(b *testing.B) {
-	_, srv := startSim(b, wssim.Config{PushInterval: -1})
-	s := openStream(b, srv, "stock", itick.WithBuffer(itick.DefaultStreamBuffer, itick.DropNewest))
+	c := newServerClient(b, httptest.NewServer(streamSim(wssim.Config{PushInterval: -1})), simToken)
+	s := openStream(b, c, "stock", itick.WithBuffer(itick.DefaultStreamBuffer, itick.DropNewest))
 	syms := make([]string, 50)
 	for i := range syms {
 		syms[i] = fmt.Sprintf("S%02d$US", i)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -32,7 +33,7 @@ func (c *closeTracked) Close() error {
 // serving it outlived the Stream.
 func TestStream_LateHandshakeDialIsClosed(t *testing.T) {
 	t.Parallel()
-	h := startWSHost(t, func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
+	h := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
 		if greet(ctx, c) == nil {
 			answer(ctx, c, acceptAll)
 		}
@@ -67,7 +68,7 @@ func TestStream_LateHandshakeDialIsClosed(t *testing.T) {
 		return tc, nil
 	}}
 	t.Cleanup(tr.CloseIdleConnections)
-	c := hostClient(t, h.Server, simToken, itick.WithHTTPClient(&http.Client{Transport: tr}))
+	c := newServerClient(t, httptest.NewServer(h), simToken, itick.WithHTTPClient(&http.Client{Transport: tr}))
 	s, err := c.Stream(within(t), itick.AssetStock, itick.WithReconnectBackoff(0, time.Millisecond))
 	if err != nil {
 		t.Fatal(err)

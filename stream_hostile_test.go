@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -20,17 +19,62 @@ import (
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/testutil"
 	"github.com/d19c4e34/itick/internal/transport"
-	"golang.org/x/time/rate"
 )
 
-// wsHost is a hand-built WebSocket server on 127.0.0.1 whose every
-// connection a test scripts, to act as a hostile or broken service would.
+// wsHost is a hand-built WebSocket service on which a test scripts every
+// connection, numbered from 1, to act as a hostile or broken service
+// would. Close, which newServerClient calls before it closes the server,
+// ends serve's ctx and waits for every serve to return.
 type wsHost struct {
-	*httptest.Server
-	conns atomic.Int64
+	serve  func(ctx context.Context, n int64, r *http.Request, c *websocket.Conn)
+	ctx    context.Context
+	cancel context.CancelFunc
+	conns  atomic.Int64
 
-	mu   sync.Mutex
-	open map[*websocket.Conn]struct{}
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+	open   map[*websocket.Conn]struct{}
+}
+
+func newWSHost(serve func(ctx context.Context, n int64, r *http.Request, c *websocket.Conn)) *wsHost {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &wsHost{serve: serve, ctx: ctx, cancel: cancel, open: make(map[*websocket.Conn]struct{})}
+}
+
+func (h *wsHost) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		http.Error(w, "closed", http.StatusServiceUnavailable)
+		return
+	}
+	h.wg.Add(1)
+	h.mu.Unlock()
+	defer h.wg.Done()
+	c, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return
+	}
+	defer c.CloseNow()
+	h.mu.Lock()
+	h.open[c] = struct{}{}
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.open, c)
+		h.mu.Unlock()
+	}()
+	h.serve(h.ctx, h.conns.Add(1), r, c)
+}
+
+// Close ends every serve's ctx and waits for them to return.
+func (h *wsHost) Close() {
+	h.mu.Lock()
+	h.closed = true
+	h.mu.Unlock()
+	h.cancel()
+	h.wg.Wait()
 }
 
 // DropAllConns closes every open connection without a close handshake.
@@ -53,51 +97,6 @@ func recv[T any](t testing.TB, ch <-chan T, what string) T {
 		t.Fatalf("timed out waiting for %s", what)
 		panic("unreachable")
 	}
-}
-
-// startWSHost serves each upgraded connection with serve, numbered from 1.
-// serve's ctx ends when the test does; the host waits for every serve to
-// return before the test ends.
-func startWSHost(t testing.TB, serve func(ctx context.Context, n int64, r *http.Request, c *websocket.Conn)) *wsHost {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	h := &wsHost{open: make(map[*websocket.Conn]struct{})}
-	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		wg.Add(1)
-		defer wg.Done()
-		c, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer c.CloseNow()
-		h.mu.Lock()
-		h.open[c] = struct{}{}
-		h.mu.Unlock()
-		defer func() {
-			h.mu.Lock()
-			delete(h.open, c)
-			h.mu.Unlock()
-		}()
-		serve(ctx, h.conns.Add(1), r, c)
-	}))
-	t.Cleanup(func() {
-		cancel()
-		h.Close()
-		wg.Wait()
-	})
-	return h
-}
-
-// hostClient is a client of a wsHost with fast retries and no rate limit.
-func hostClient(t testing.TB, h *httptest.Server, token string, opts ...itick.Option) *itick.Client {
-	t.Helper()
-	c, err := itick.NewClient(token, append([]itick.Option{itick.WithBaseURL(h.URL), itick.WithBackoff(time.Millisecond, 5*time.Millisecond),
-		itick.WithRateLimit(rate.Inf, 0)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 func hsend(ctx context.Context, c *websocket.Conn, msg string) error {
@@ -156,19 +155,6 @@ func acceptAll(req streamRequest) string {
 	return `{"code":1,"resAc":"` + req.Ac + `","msg":"` + req.Ac + ` Successfully"}`
 }
 
-// loggedStream opens a stock Stream on h with token, logging at debug
-// level to the buffer it returns.
-func loggedStream(t testing.TB, h *wsHost, token string) (*itick.Stream, *testutil.SyncBuffer) {
-	t.Helper()
-	logs := new(testutil.SyncBuffer)
-	c := hostClient(t, h.Server, token, itick.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
-	s, err := c.Stream(within(t), itick.AssetStock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, logs
-}
-
 // leaksToken reports the first 8-byte piece of token found in text.
 func leaksToken(text, token string) string {
 	for i := 0; i+8 <= len(token); i++ {
@@ -213,7 +199,7 @@ func TestStream_OriginRule(t *testing.T) {
 func TestStream_RedirectStaysInOrigin(t *testing.T) {
 	t.Parallel()
 	var tokens atomic.Int64 // requests elsewhere that carried the token
-	elsewhere := startWSHost(t, func(ctx context.Context, _ int64, r *http.Request, c *websocket.Conn) {
+	elsewhere := newWSHost(func(ctx context.Context, _ int64, r *http.Request, c *websocket.Conn) {
 		if r.Header.Get("token") != "" {
 			tokens.Add(1)
 		}
@@ -221,11 +207,16 @@ func TestStream_RedirectStaysInOrigin(t *testing.T) {
 			answer(ctx, c, acceptAll)
 		}
 	})
+	elsewhereSrv := httptest.NewServer(elsewhere)
+	t.Cleanup(func() {
+		elsewhere.Close()
+		elsewhereSrv.Close()
+	})
 	var moved atomic.Int64 // handshakes that reached the moved path with the token
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/away/stock":
-			http.Redirect(w, r, elsewhere.URL+"/stock", http.StatusTemporaryRedirect)
+			http.Redirect(w, r, elsewhereSrv.URL+"/stock", http.StatusTemporaryRedirect)
 		case "/near/stock":
 			http.Redirect(w, r, "/moved/stock", http.StatusFound)
 		case "/moved/stock":
@@ -246,9 +237,8 @@ func TestStream_RedirectStaysInOrigin(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	}))
-	t.Cleanup(origin.Close)
 
-	c := hostClient(t, origin, simToken)
+	c := newServerClient(t, origin, simToken)
 	if s, err := c.Stream(within(t), itick.AssetStock, itick.WithStreamURL(origin.URL+"/away")); err == nil {
 		s.Close()
 		t.Error("a handshake redirected to another origin succeeded")
@@ -277,7 +267,7 @@ func TestStream_ServerTextIsRedactedAndBounded(t *testing.T) {
 	const token = "sk+live/0123456789abcdefXYZ=="
 	pad := strings.Repeat("x", 300)
 	forms := []string{token, url.QueryEscape(token), url.PathEscape(token)}
-	h := startWSHost(t, func(ctx context.Context, n int64, _ *http.Request, c *websocket.Conn) {
+	h := newWSHost(func(ctx context.Context, n int64, _ *http.Request, c *websocket.Conn) {
 		if greet(ctx, c) != nil {
 			return
 		}
@@ -304,7 +294,11 @@ func TestStream_ServerTextIsRedactedAndBounded(t *testing.T) {
 		// A close reason holds at most 123 bytes.
 		c.Close(websocket.StatusPolicyViolation, "bye "+url.QueryEscape(token))
 	})
-	s, logs := loggedStream(t, h, token)
+	logs := new(testutil.SyncBuffer)
+	s, err := newServerClient(t, httptest.NewServer(h), token, itick.WithLogger(debugLogger(logs))).Stream(within(t), itick.AssetStock)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer s.Close()
 	if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
 		t.Fatal(err)
@@ -336,12 +330,12 @@ func TestStream_ServerTextIsRedactedAndBounded(t *testing.T) {
 	}
 
 	// A refusal that echoes the token, at length.
-	refuser := startWSHost(t, func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
+	refuser := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
 		hsend(ctx, c, `{"code":1,"msg":"Connected Successfully"}`)
 		hsend(ctx, c, `{"code":0,"resAc":"auth","msg":"auth failed for `+url.PathEscape(token)+strings.Repeat("é", 1<<16)+`"}`)
 		c.Close(websocket.StatusPolicyViolation, "auth failed")
 	})
-	_, err := hostClient(t, refuser.Server, token).Stream(within(t), itick.AssetStock)
+	_, err = newServerClient(t, httptest.NewServer(refuser), token).Stream(within(t), itick.AssetStock)
 	if !errors.Is(err, itick.ErrUnauthorized) {
 		t.Fatalf("refused token: %v, want ErrUnauthorized", err)
 	}
@@ -372,8 +366,8 @@ func refuse(ctx context.Context, c *websocket.Conn) {
 // connection error.
 func TestStream_RefusalIsUnauthorizedEveryTime(t *testing.T) {
 	t.Parallel()
-	h := startWSHost(t, func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) { refuse(ctx, c) })
-	c := hostClient(t, h.Server, simToken)
+	h := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) { refuse(ctx, c) })
+	c := newServerClient(t, httptest.NewServer(h), simToken)
 	for i := range 50 {
 		s, err := c.Stream(within(t), itick.AssetStock)
 		if err == nil {
@@ -391,7 +385,7 @@ func TestStream_RefusalIsUnauthorizedEveryTime(t *testing.T) {
 func TestStream_RefusalOnReconnectEndsStream(t *testing.T) {
 	t.Parallel()
 	for i := range 10 {
-		h := startWSHost(t, func(ctx context.Context, n int64, _ *http.Request, c *websocket.Conn) {
+		h := newWSHost(func(ctx context.Context, n int64, _ *http.Request, c *websocket.Conn) {
 			if n > 1 {
 				refuse(ctx, c)
 				return
@@ -405,7 +399,7 @@ func TestStream_RefusalOnReconnectEndsStream(t *testing.T) {
 			}
 		})
 		// With no retries of a refused re-authentication (WithAuthRetries).
-		s, err := hostClient(t, h.Server, simToken).Stream(within(t), itick.AssetStock, itick.WithReconnectBackoff(0, time.Millisecond),
+		s, err := newServerClient(t, httptest.NewServer(h), simToken).Stream(within(t), itick.AssetStock, itick.WithReconnectBackoff(0, time.Millisecond),
 			itick.WithAuthRetries(0))
 		if err != nil {
 			t.Fatal(err)
@@ -436,7 +430,7 @@ func TestStream_FlappingServerBacksOff(t *testing.T) {
 	const conns = 7
 	var mu sync.Mutex
 	var at []time.Time
-	h := startWSHost(t, func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
+	h := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
 		mu.Lock()
 		at = append(at, time.Now())
 		mu.Unlock()
@@ -449,7 +443,7 @@ func TestStream_FlappingServerBacksOff(t *testing.T) {
 		}
 	})
 	const min, max = 10 * time.Millisecond, 160 * time.Millisecond
-	s, err := hostClient(t, h.Server, simToken).Stream(within(t), itick.AssetStock, itick.WithReconnectBackoff(min, max))
+	s, err := newServerClient(t, httptest.NewServer(h), simToken).Stream(within(t), itick.AssetStock, itick.WithReconnectBackoff(min, max))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,9 +481,9 @@ type held struct {
 	hold    func(streamRequest) bool
 }
 
-func startHeld(t testing.TB, hold func(streamRequest) bool) *held {
+func newHeld(hold func(streamRequest) bool) *held {
 	h := &held{got: make(chan streamRequest, 100), release: make(chan string), hold: hold}
-	h.wsHost = startWSHost(t, func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
+	h.wsHost = newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
 		if greet(ctx, c) != nil {
 			return
 		}
@@ -515,8 +509,8 @@ func startHeld(t testing.TB, hold func(streamRequest) bool) *held {
 func TestStream_CancelledSubscribeStaysConsistent(t *testing.T) {
 	t.Parallel()
 	var once atomic.Bool
-	h := startHeld(t, func(req streamRequest) bool { return req.Params == "X$HK" && once.CompareAndSwap(false, true) })
-	s, err := hostClient(t, h.Server, simToken).Stream(within(t), itick.AssetStock, itick.WithReconnectBackoff(0, time.Millisecond))
+	h := newHeld(func(req streamRequest) bool { return req.Params == "X$HK" && once.CompareAndSwap(false, true) })
+	s, err := newServerClient(t, httptest.NewServer(h), simToken).Stream(within(t), itick.AssetStock, itick.WithReconnectBackoff(0, time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -558,8 +552,8 @@ func TestStream_CancelledSubscribeStaysConsistent(t *testing.T) {
 // whose caller gave up is not the answer to the next request.
 func TestStream_LateAckIsNotTakenForTheNext(t *testing.T) {
 	t.Parallel()
-	h := startHeld(t, func(req streamRequest) bool { return true })
-	s, err := hostClient(t, h.Server, simToken).Stream(within(t), itick.AssetStock)
+	h := newHeld(func(req streamRequest) bool { return true })
+	s, err := newServerClient(t, httptest.NewServer(h), simToken).Stream(within(t), itick.AssetStock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -595,7 +589,7 @@ func TestStream_LateAckIsNotTakenForTheNext(t *testing.T) {
 func TestStream_ToleratesDataShapes(t *testing.T) {
 	t.Parallel()
 	var pings atomic.Int64 // on the first connection
-	h := startWSHost(t, func(ctx context.Context, n int64, _ *http.Request, c *websocket.Conn) {
+	h := newWSHost(func(ctx context.Context, n int64, _ *http.Request, c *websocket.Conn) {
 		if greet(ctx, c) != nil {
 			return
 		}
@@ -616,7 +610,7 @@ func TestStream_ToleratesDataShapes(t *testing.T) {
 			}
 		}
 	})
-	s, err := hostClient(t, h.Server, simToken).Stream(within(t), itick.AssetStock,
+	s, err := newServerClient(t, httptest.NewServer(h), simToken).Stream(within(t), itick.AssetStock,
 		itick.WithHeartbeat(5*time.Millisecond, 2*time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -643,8 +637,7 @@ func TestStream_HandshakeRefusalCarriesEvidence(t *testing.T) {
 		w.WriteHeader(http.StatusUnauthorized)
 		fmt.Fprintf(w, `{"message":"Invalid API key in request: %s"}`, r.Header.Get("token"))
 	}))
-	t.Cleanup(srv.Close)
-	c := hostClient(t, srv, token)
+	c := newServerClient(t, srv, token)
 	_, err := c.Stream(within(t), itick.AssetStock)
 	var apiErr *itick.APIError
 	if !errors.As(err, &apiErr) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
@@ -38,8 +39,9 @@ func TestStream_SubscriptionsMatchService(t *testing.T) {
 		t.Run("", func(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(seed, 7))
-			sim, srv := startSim(t, wssim.Config{PushInterval: time.Hour})
-			s := openStream(t, srv, itick.AssetStock, itick.WithSymbolsPerConn(3), itick.WithMaxConns(3),
+			sim := streamSim(wssim.Config{PushInterval: time.Hour})
+			c := newServerClient(t, httptest.NewServer(sim), simToken)
+			s := openStream(t, c, itick.AssetStock, itick.WithSymbolsPerConn(3), itick.WithMaxConns(3),
 				itick.WithReconnectBackoff(0, 2*time.Millisecond))
 			syms := []string{"A$HK", "B$HK", "C$HK", "D$HK", "E$HK", "F$HK", "G$HK", "H$HK"}
 			chans := []itick.Channel{itick.ChannelQuote, itick.ChannelTick, itick.ChannelDepth}
@@ -129,8 +131,9 @@ func TestStream_SubscriptionsMatchService(t *testing.T) {
 // leaves nothing subscribed anywhere.
 func TestStream_UnsubscribeWithdrawsWaitingSubscribe(t *testing.T) {
 	t.Parallel()
-	sim, srv := startSim(t, wssim.Config{PushInterval: time.Hour})
-	s := openStream(t, srv, itick.AssetStock, itick.WithDialTimeout(200*time.Millisecond), itick.WithReconnectBackoff(0, time.Millisecond))
+	sim := streamSim(wssim.Config{PushInterval: time.Hour})
+	c := newServerClient(t, httptest.NewServer(sim), simToken)
+	s := openStream(t, c, itick.AssetStock, itick.WithDialTimeout(200*time.Millisecond), itick.WithReconnectBackoff(0, time.Millisecond))
 	if err := s.Subscribe(within(t), []string{"A$HK"}, itick.ChannelQuote); err != nil {
 		t.Fatal(err)
 	}

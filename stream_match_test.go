@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/internal/testutil"
 	"github.com/d19c4e34/itick/internal/wssim"
 	"github.com/google/go-cmp/cmp"
 )
@@ -61,7 +63,7 @@ func TestStream_RoutesDocumentedMessages(t *testing.T) {
 	pushes := []string{"push_quote_lower.json", "push_depth_loose_region.json", "push_tick_lower.json",
 		"push_kline_legacy.json", "push_kline_exchange.json"}
 	subscribed := make(chan string, 1)
-	h := startWSHost(t, func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
+	h := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
 		if hsend(ctx, c, streamFixture(t, "connected.json", "")) != nil ||
 			hsend(ctx, c, streamFixture(t, "auth_ok_echo.json", token)) != nil {
 			return
@@ -83,7 +85,11 @@ func TestStream_RoutesDocumentedMessages(t *testing.T) {
 		}
 		answer(ctx, c, acceptAll)
 	})
-	s, logs := loggedStream(t, h, token)
+	logs := new(testutil.SyncBuffer)
+	s, err := newServerClient(t, httptest.NewServer(h), token, itick.WithLogger(debugLogger(logs))).Stream(within(t), itick.AssetStock)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer s.Close()
 	syms := []string{"XAUUSD$GB", "BTCUSDT$BA", "600519$SHSE$CN"}
 	if err := s.Subscribe(within(t), syms, itick.ChannelQuote, itick.ChannelTick, itick.ChannelDepth, itick.ChannelKline(itick.OneMinute)); err != nil {
@@ -127,12 +133,12 @@ func TestStream_RoutesDocumentedMessages(t *testing.T) {
 // service's E-number as a string is a refusal like any other.
 func TestStream_RefusalWithTextCode(t *testing.T) {
 	t.Parallel()
-	h := startWSHost(t, func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
+	h := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
 		if greet(ctx, c) == nil {
 			answer(ctx, c, func(streamRequest) string { return streamFixture(t, "subscribe_limit_text_code.json", "") })
 		}
 	})
-	s, err := hostClient(t, h.Server, simToken).Stream(within(t), itick.AssetStock, itick.WithDialTimeout(2*time.Second))
+	s, err := newServerClient(t, httptest.NewServer(h), simToken).Stream(within(t), itick.AssetStock, itick.WithDialTimeout(2*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,8 +157,9 @@ func TestStream_RefusalWithTextCode(t *testing.T) {
 func TestStream_MatchesSubscriptionsIgnoringCase(t *testing.T) {
 	t.Parallel()
 	for _, legacy := range []bool{false, true} {
-		sim, srv := startSim(t, wssim.Config{PushInterval: 2 * time.Millisecond, LooseCase: true, LegacyKline: legacy})
-		s := openStream(t, srv, itick.AssetStock)
+		sim := streamSim(wssim.Config{PushInterval: 2 * time.Millisecond, LooseCase: true, LegacyKline: legacy})
+		c := newServerClient(t, httptest.NewServer(sim), simToken)
+		s := openStream(t, c, itick.AssetStock)
 		syms := []string{"XAUUSD$GB", "BTCUSDT$ba", "600519$SHSE$CN", "aapl$US"}
 		if err := s.Subscribe(within(t), syms, itick.ChannelQuote, itick.ChannelDepth, itick.ChannelKline(itick.OneMinute)); err != nil {
 			t.Fatal(err)

@@ -3,12 +3,12 @@ package itick_test
 import (
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/wssim"
-	"golang.org/x/time/rate"
 )
 
 func TestPlan_StreamQuota(t *testing.T) {
@@ -48,12 +48,8 @@ func symbolsN(prefix string, n int) []string {
 func TestStream_PlanLimits(t *testing.T) {
 	t.Parallel()
 	open := func(t *testing.T, plan itick.Plan, opts ...itick.StreamOption) (*wssim.Server, *itick.Stream) {
-		sim, srv := startSim(t, wssim.Config{PushInterval: time.Hour})
-		c, err := itick.NewClient(simToken, itick.WithBaseURL(srv.URL), itick.WithPlan(plan), itick.WithRateLimit(rate.Inf, 0),
-			itick.WithBackoff(time.Millisecond, 5*time.Millisecond))
-		if err != nil {
-			t.Fatal(err)
-		}
+		sim := streamSim(wssim.Config{PushInterval: time.Hour})
+		c := newServerClient(t, httptest.NewServer(sim), simToken, itick.WithPlan(plan))
 		s, err := c.Stream(within(t), itick.AssetStock, opts...)
 		if err != nil {
 			t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -18,34 +17,23 @@ import (
 	"github.com/d19c4e34/itick/internal/wssim"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
-	"golang.org/x/time/rate"
 )
 
 const simToken = "stream-test-token"
 
-// startSim serves a simulator on 127.0.0.1 for the test's lifetime.
-func startSim(t testing.TB, cfg wssim.Config) (*wssim.Server, *httptest.Server) {
-	t.Helper()
+// streamSim is a stream simulator with cfg that accepts simToken unless
+// cfg names another token; newServerClient serves it and closes it.
+func streamSim(cfg wssim.Config) *wssim.Server {
 	if cfg.Token == "" {
 		cfg.Token = simToken
 	}
-	sim := wssim.New(cfg)
-	srv := httptest.NewServer(sim)
-	t.Cleanup(func() {
-		sim.Close()
-		srv.Close()
-	})
-	return sim, srv
+	return wssim.New(cfg)
 }
 
-// openStream connects a Stream to the simulator with short test timings.
-func openStream(t testing.TB, srv *httptest.Server, class itick.AssetType, opts ...itick.StreamOption) *itick.Stream {
+// openStream opens a Stream of class on c, with a short dial timeout
+// unless opts set another, and closes it when the test ends.
+func openStream(t testing.TB, c *itick.Client, class itick.AssetType, opts ...itick.StreamOption) *itick.Stream {
 	t.Helper()
-	c, err := itick.NewClient(simToken, itick.WithBaseURL(srv.URL), itick.WithBackoff(time.Millisecond, 5*time.Millisecond),
-		itick.WithRateLimit(rate.Inf, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
 	opts = append([]itick.StreamOption{itick.WithDialTimeout(2 * time.Second)}, opts...)
@@ -164,9 +152,9 @@ func TestStream_EventsOfEachType(t *testing.T) {
 	for _, legacy := range []bool{false, true} {
 		t.Run(fmt.Sprintf("legacyKline=%v", legacy), func(t *testing.T) {
 			t.Parallel()
-			_, srv := startSim(t, wssim.Config{Source: fixedSource{at}, PushInterval: 5 * time.Millisecond,
-				DepthLevels: 2, LegacyKline: legacy})
-			s := openStream(t, srv, "stock")
+			c := newServerClient(t, httptest.NewServer(streamSim(wssim.Config{Source: fixedSource{at}, PushInterval: 5 * time.Millisecond,
+				DepthLevels: 2, LegacyKline: legacy})), simToken)
+			s := openStream(t, c, "stock")
 			err := s.Subscribe(within(t), []string{"700$HK", " AAPL$US "}, itick.ChannelQuote, itick.ChannelTick, itick.ChannelDepth,
 				itick.ChannelKline(itick.OneMinute), itick.ChannelKline(itick.OneHour))
 			if err != nil {
@@ -206,8 +194,9 @@ func TestStream_EventsOfEachType(t *testing.T) {
 
 func TestStream_ReconnectsAfterDrop(t *testing.T) {
 	t.Parallel()
-	sim, srv := startSim(t, wssim.Config{PushInterval: 5 * time.Millisecond})
-	s := openStream(t, srv, "forex")
+	sim := streamSim(wssim.Config{PushInterval: 5 * time.Millisecond})
+	c := newServerClient(t, httptest.NewServer(sim), simToken)
+	s := openStream(t, c, "forex")
 	syms := []string{"EURUSD$GB", "GBPUSD$GB"}
 	if err := s.Subscribe(within(t), syms, itick.ChannelQuote, itick.ChannelDepth); err != nil {
 		t.Fatal(err)
@@ -258,8 +247,9 @@ func TestStream_HeartbeatNoticesSilentServer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			sim, srv := startSim(t, wssim.Config{PushInterval: 5 * time.Millisecond})
-			s := openStream(t, srv, "crypto", itick.WithHeartbeat(50*time.Millisecond, 300*time.Millisecond),
+			sim := streamSim(wssim.Config{PushInterval: 5 * time.Millisecond})
+			c := newServerClient(t, httptest.NewServer(sim), simToken)
+			s := openStream(t, c, "crypto", itick.WithHeartbeat(50*time.Millisecond, 300*time.Millisecond),
 				itick.WithDialTimeout(2*time.Second))
 			if err := s.Subscribe(within(t), []string{"BTCUSDT$BA"}, itick.ChannelTick); err != nil {
 				t.Fatal(err)
@@ -282,8 +272,9 @@ func TestStream_HeartbeatNoticesSilentServer(t *testing.T) {
 
 func TestStream_SpreadsProductsOverConnections(t *testing.T) {
 	t.Parallel()
-	sim, srv := startSim(t, wssim.Config{PushInterval: 200 * time.Millisecond})
-	s := openStream(t, srv, "stock", itick.WithMaxSymbols(2000)) // PlanBase: 3 connections of 500
+	sim := streamSim(wssim.Config{PushInterval: 200 * time.Millisecond})
+	c := newServerClient(t, httptest.NewServer(sim), simToken)
+	s := openStream(t, c, "stock", itick.WithMaxSymbols(2000)) // PlanBase: 3 connections of 500
 	syms := make([]string, 1200)
 	for i := range syms {
 		syms[i] = fmt.Sprintf("S%04d$US", i)
@@ -338,8 +329,8 @@ func TestStream_SpreadsProductsOverConnections(t *testing.T) {
 
 func TestStream_SubscribeErrors(t *testing.T) {
 	t.Parallel()
-	_, srv := startSim(t, wssim.Config{PushInterval: time.Hour, MaxSymbols: 2})
-	s := openStream(t, srv, "stock", itick.WithSymbolsPerConn(3))
+	c := newServerClient(t, httptest.NewServer(streamSim(wssim.Config{PushInterval: time.Hour, MaxSymbols: 2})), simToken)
+	s := openStream(t, c, "stock", itick.WithSymbolsPerConn(3))
 	tests := []struct {
 		name     string
 		symbols  []string
@@ -374,8 +365,9 @@ func TestStream_SubscribeErrors(t *testing.T) {
 
 func TestStream_Unsubscribe(t *testing.T) {
 	t.Parallel()
-	sim, srv := startSim(t, wssim.Config{PushInterval: 5 * time.Millisecond})
-	s := openStream(t, srv, "stock")
+	sim := streamSim(wssim.Config{PushInterval: 5 * time.Millisecond})
+	c := newServerClient(t, httptest.NewServer(sim), simToken)
+	s := openStream(t, c, "stock")
 	if err := s.Subscribe(within(t), []string{"700$HK", "AAPL$US"}, itick.ChannelQuote, itick.ChannelTick); err != nil {
 		t.Fatal(err)
 	}
@@ -419,8 +411,9 @@ func TestStream_SlowConsumer(t *testing.T) {
 		t.Run(fmt.Sprint(tt.policy), func(t *testing.T) {
 			t.Parallel()
 			src := &countingSource{}
-			sim, srv := startSim(t, wssim.Config{Source: src, PushInterval: time.Millisecond})
-			s := openStream(t, srv, "stock", itick.WithBuffer(buf, tt.policy))
+			sim := streamSim(wssim.Config{Source: src, PushInterval: time.Millisecond})
+			c := newServerClient(t, httptest.NewServer(sim), simToken)
+			s := openStream(t, c, "stock", itick.WithBuffer(buf, tt.policy))
 			if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
 				t.Fatal(err)
 			}
@@ -463,19 +456,16 @@ func (c *countingSource) Next(_, _ string, now time.Time) wssim.Bar {
 
 func TestStream_AuthRefused(t *testing.T) {
 	t.Parallel()
-	sim, srv := startSim(t, wssim.Config{})
-	c, err := itick.NewClient("wrong-token", itick.WithBaseURL(srv.URL))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.Stream(within(t), "stock")
+	sim := streamSim(wssim.Config{})
+	srv := httptest.NewServer(sim)
+	_, err := newServerClient(t, srv, "wrong-token").Stream(within(t), "stock")
 	var se *itick.StreamError
 	if !errors.Is(err, itick.ErrUnauthorized) || !errors.As(err, &se) || se.Action != "auth" {
 		t.Fatalf("wrong token: err = %v, want a *StreamError matching ErrUnauthorized", err)
 	}
 
 	// A token refused on reconnection ends the stream.
-	s := openStream(t, srv, "stock")
+	s := openStream(t, newServerClient(t, srv, simToken), "stock")
 	if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
 		t.Fatal(err)
 	}
@@ -507,14 +497,8 @@ func TestStream_CloseLeavesNoGoroutine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sim := wssim.New(wssim.Config{Token: simToken, PushInterval: time.Millisecond})
-			srv := httptest.NewServer(sim)
-			defer srv.Close()
-			defer sim.Close()
-			c, err := itick.NewClient(simToken, itick.WithBaseURL(srv.URL), itick.WithBackoff(time.Millisecond, 5*time.Millisecond))
-			if err != nil {
-				t.Fatal(err)
-			}
+			sim := streamSim(wssim.Config{Token: simToken, PushInterval: time.Millisecond})
+			c := newServerClient(t, httptest.NewServer(sim), simToken)
 			before := goleak.IgnoreCurrent()
 
 			ctx, cancel := context.WithCancel(context.Background())
@@ -573,13 +557,9 @@ func TestStreamURL(t *testing.T) {
 
 func TestStream_TokenStaysOutOfLogsAndErrors(t *testing.T) {
 	t.Parallel()
-	sim, srv := startSim(t, wssim.Config{PushInterval: 5 * time.Millisecond})
+	sim := streamSim(wssim.Config{PushInterval: 5 * time.Millisecond})
 	var logs testutil.SyncBuffer
-	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c, err := itick.NewClient(simToken, itick.WithBaseURL(srv.URL), itick.WithLogger(logger), itick.WithBackoff(time.Millisecond, 5*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newServerClient(t, httptest.NewServer(sim), simToken, itick.WithLogger(debugLogger(&logs)))
 	s, err := c.Stream(within(t), "stock")
 	if err != nil {
 		t.Fatal(err)
@@ -605,8 +585,9 @@ func TestStream_TokenStaysOutOfLogsAndErrors(t *testing.T) {
 
 func TestStream_SubscribeWhileReconnecting(t *testing.T) {
 	t.Parallel()
-	sim, srv := startSim(t, wssim.Config{PushInterval: 5 * time.Millisecond})
-	s := openStream(t, srv, "stock", itick.WithDialTimeout(time.Second))
+	sim := streamSim(wssim.Config{PushInterval: 5 * time.Millisecond})
+	c := newServerClient(t, httptest.NewServer(sim), simToken)
+	s := openStream(t, c, "stock", itick.WithDialTimeout(time.Second))
 	if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
 		t.Fatal(err)
 	}
