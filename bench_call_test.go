@@ -12,8 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,27 +21,24 @@ import (
 
 	"github.com/d19c4e34/itick"
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/time/rate"
 )
 
-// callServer serves one fixed, realistic 10-code quotes envelope, gzipped
-// when the request accepts gzip, and counts what it did.
-type callServer struct {
-	*httptest.Server
-	codes   []string
-	conns   atomic.Int64 // connections opened
-	gzipped atomic.Int64 // responses sent gzipped
-	plain   atomic.Int64 // responses sent uncompressed
+// callService serves one fixed, realistic 10-code quotes envelope,
+// gzipped when the request accepts gzip, and counts what it did. Its
+// connState, set as the server's ConnState, counts connections.
+type callService struct {
+	codes             []string
+	plainBody, gzBody []byte
+	conns             atomic.Int64 // connections opened
+	gzipped           atomic.Int64 // responses sent gzipped
+	plain             atomic.Int64 // responses sent uncompressed
 }
 
 const callToken = "bench-token"
 
-func newCallServer(tb testing.TB) *callServer {
+func newCallService(tb testing.TB) *callService {
 	tb.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", "bench", "quotes_50.json"))
-	if err != nil {
-		tb.Fatal(err)
-	}
+	raw := fixture(tb, "bench/quotes_50.json")
 	var env struct {
 		Data map[string]json.RawMessage `json:"data"`
 	}
@@ -66,47 +61,32 @@ func newCallServer(tb testing.TB) *callServer {
 	if err := zw.Close(); err != nil {
 		tb.Fatal(err)
 	}
-	plainBody, gzBody := body.Bytes(), gz.Bytes()
-
-	cs := &callServer{codes: codes}
-	want := strings.Join(codes, ",")
-	cs.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("token") != callToken || r.URL.Path != "/stock/quotes" ||
-			r.URL.Query().Get("codes") != want || r.URL.Query().Get("region") != "HK" {
-			http.Error(w, `{"message":"bad request"}`, http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		b := plainBody
-		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
-			w.Header().Set("Content-Encoding", "gzip")
-			b = gzBody
-			cs.gzipped.Add(1)
-		} else {
-			cs.plain.Add(1)
-		}
-		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-		w.Write(b)
-	}))
-	cs.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			cs.conns.Add(1)
-		}
-	}
-	cs.Start()
-	tb.Cleanup(cs.Close)
-	return cs
+	return &callService{codes: codes, plainBody: body.Bytes(), gzBody: gz.Bytes()}
 }
 
-// newCallClient is an SDK client with its own default transport, unpaced.
-func newCallClient(tb testing.TB, baseURL string) *itick.Client {
-	tb.Helper()
-	c, err := itick.NewClient(callToken, itick.WithBaseURL(baseURL), itick.WithRateLimit(rate.Inf, 0),
-		itick.WithBackoff(time.Millisecond, 5*time.Millisecond))
-	if err != nil {
-		tb.Fatal(err)
+func (cs *callService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("token") != callToken || r.URL.Path != "/stock/quotes" ||
+		r.URL.Query().Get("codes") != strings.Join(cs.codes, ",") || r.URL.Query().Get("region") != "HK" {
+		http.Error(w, `{"message":"bad request"}`, http.StatusBadRequest)
+		return
 	}
-	return c
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	b := cs.plainBody
+	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		w.Header().Set("Content-Encoding", "gzip")
+		b = cs.gzBody
+		cs.gzipped.Add(1)
+	} else {
+		cs.plain.Add(1)
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.Write(b)
+}
+
+func (cs *callService) connState(_ net.Conn, s http.ConnState) {
+	if s == http.StateNew {
+		cs.conns.Add(1)
+	}
 }
 
 // baselineCall is the hand-written client: net/http with a transport of
@@ -157,36 +137,39 @@ func (bc *baselineCall) quotes(ctx context.Context) (map[string]plainQuote, erro
 // hand-written net/http + encoding/json client. The server is the same; the
 // clients share no transport. conns/op is new connections per call.
 func BenchmarkCall(b *testing.B) {
-	srv := newCallServer(b)
+	cs := newCallService(b)
+	srv := httptest.NewUnstartedServer(cs)
+	srv.Config.ConnState = cs.connState
+	srv.Start()
+	c := newServerClient(b, srv, callToken)
 	b.Run("sdk", func(b *testing.B) {
-		c := newCallClient(b, srv.URL)
 		b.ReportAllocs()
-		start := srv.conns.Load()
+		start := cs.conns.Load()
 		for b.Loop() {
-			got, err := c.Stock.Quotes(b.Context(), itick.RegionHK, srv.codes)
+			got, err := c.Stock.Quotes(b.Context(), itick.RegionHK, cs.codes)
 			if err != nil {
 				b.Fatal(err)
 			}
-			if len(got) != len(srv.codes) {
-				b.Fatalf("got %d quotes, want %d", len(got), len(srv.codes))
+			if len(got) != len(cs.codes) {
+				b.Fatalf("got %d quotes, want %d", len(got), len(cs.codes))
 			}
 		}
-		b.ReportMetric(float64(srv.conns.Load()-start)/float64(b.N), "conns/op")
+		b.ReportMetric(float64(cs.conns.Load()-start)/float64(b.N), "conns/op")
 	})
 	b.Run("baseline", func(b *testing.B) {
-		bc := newBaselineCall(srv.URL, srv.codes)
+		bc := newBaselineCall(srv.URL, cs.codes)
 		b.ReportAllocs()
-		start := srv.conns.Load()
+		start := cs.conns.Load()
 		for b.Loop() {
 			got, err := bc.quotes(b.Context())
 			if err != nil {
 				b.Fatal(err)
 			}
-			if len(got) != len(srv.codes) {
-				b.Fatalf("got %d quotes, want %d", len(got), len(srv.codes))
+			if len(got) != len(cs.codes) {
+				b.Fatalf("got %d quotes, want %d", len(got), len(cs.codes))
 			}
 		}
-		b.ReportMetric(float64(srv.conns.Load()-start)/float64(b.N), "conns/op")
+		b.ReportMetric(float64(cs.conns.Load()-start)/float64(b.N), "conns/op")
 	})
 }
 
@@ -197,24 +180,27 @@ func BenchmarkCall(b *testing.B) {
 func TestCallReusesConnectionAndAcceptsGzip(t *testing.T) {
 	t.Parallel()
 	const calls = 20
-	srv := newCallServer(t)
-	c := newCallClient(t, srv.URL)
+	cs := newCallService(t)
+	srv := httptest.NewUnstartedServer(cs)
+	srv.Config.ConnState = cs.connState
+	srv.Start()
+	c := newServerClient(t, srv, callToken)
 	var sdk map[string]itick.Quote
 	for range calls {
-		got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, srv.codes)
+		got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, cs.codes)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sdk = got
 	}
-	if n := srv.conns.Load(); n != 1 {
+	if n := cs.conns.Load(); n != 1 {
 		t.Errorf("SDK opened %d connections for %d sequential calls, want 1", n, calls)
 	}
-	if g, p := srv.gzipped.Load(), srv.plain.Load(); g != calls || p != 0 {
+	if g, p := cs.gzipped.Load(), cs.plain.Load(); g != calls || p != 0 {
 		t.Errorf("SDK got %d gzipped and %d plain responses, want %d and 0", g, p, calls)
 	}
 
-	bc := newBaselineCall(srv.URL, srv.codes)
+	bc := newBaselineCall(srv.URL, cs.codes)
 	var base map[string]plainQuote
 	for range calls {
 		got, err := bc.quotes(t.Context())
@@ -223,7 +209,7 @@ func TestCallReusesConnectionAndAcceptsGzip(t *testing.T) {
 		}
 		base = got
 	}
-	if n := srv.conns.Load(); n != 2 {
+	if n := cs.conns.Load(); n != 2 {
 		t.Errorf("after the baseline's calls the server saw %d connections, want 2 (one per client)", n)
 	}
 	want := make(map[string]itick.Quote, len(base))

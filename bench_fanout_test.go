@@ -26,18 +26,6 @@ const (
 
 func fanOutCodeList() []string { return codeList("C", fanOutCodes) }
 
-// newFanOutClient is an SDK client on the Base plan with the plan's own
-// default limiter, batch size and concurrency, over transport rt.
-func newFanOutClient(tb testing.TB, srv *markettest.Server, rt http.RoundTripper) *itick.Client {
-	tb.Helper()
-	c, err := itick.NewClient(srv.Token, itick.WithBaseURL(srv.URL), itick.WithPlan(itick.PlanBase),
-		itick.WithHTTPClient(&http.Client{Transport: rt, Timeout: 30 * time.Second}))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return c
-}
-
 // fanOutQuote holds the fields of a quote the baseline decodes.
 type fanOutQuote struct {
 	S   string  `json:"s"`
@@ -127,8 +115,8 @@ func newTransport() *http.Transport {
 // with the plan's default limiter fresh, as a process fetching once
 // would; its transport lives across operations, like the baseline's.
 func BenchmarkFanOut(b *testing.B) {
-	srv := markettest.NewServer(markettest.WithPlan(itick.PlanBase), markettest.WithRecordLimit(1))
-	defer srv.Close()
+	_, srv := newSimClient(b, []markettest.Option{markettest.WithClock(time.Now), markettest.WithPlan(itick.PlanBase),
+		markettest.WithRecordLimit(1)})
 	srv.AddLatency(fanOutLatency)
 	codes := fanOutCodeList()
 
@@ -142,7 +130,12 @@ func BenchmarkFanOut(b *testing.B) {
 		defer rt.CloseIdleConnections()
 		before := srv.Stats()
 		for b.Loop() {
-			c := newFanOutClient(b, srv, rt)
+			// The plan's own default limiter, batch size and concurrency.
+			c, err := itick.NewClient(srv.Token, itick.WithBaseURL(srv.URL), itick.WithPlan(itick.PlanBase),
+				itick.WithHTTPClient(&http.Client{Transport: rt, Timeout: 30 * time.Second}))
+			if err != nil {
+				b.Fatal(err)
+			}
 			got, err := c.Stock.Quotes(b.Context(), itick.RegionUS, codes)
 			if err != nil {
 				b.Fatal(err)
@@ -177,14 +170,19 @@ func BenchmarkFanOut(b *testing.B) {
 func TestFanOutSendsMinimumRequests(t *testing.T) {
 	t.Parallel()
 	clock := func() time.Time { return time.Date(2025, 6, 3, 14, 30, 0, 0, time.UTC) }
-	srv := markettest.NewServer(markettest.WithPlan(itick.PlanBase), markettest.WithClock(clock),
-		markettest.WithQuota(itick.PlanBase.CallsPerMinute()))
-	t.Cleanup(srv.Close)
+	_, srv := newSimClient(t, []markettest.Option{markettest.WithPlan(itick.PlanBase), markettest.WithClock(clock),
+		markettest.WithQuota(itick.PlanBase.CallsPerMinute())})
 	codes := fanOutCodeList()
 	rt := newTransport()
 	t.Cleanup(rt.CloseIdleConnections)
 
-	got, err := newFanOutClient(t, srv, rt).Stock.Quotes(t.Context(), itick.RegionUS, codes)
+	// The plan's own default limiter, batch size and concurrency.
+	c, err := itick.NewClient(srv.Token, itick.WithBaseURL(srv.URL), itick.WithPlan(itick.PlanBase),
+		itick.WithHTTPClient(&http.Client{Transport: rt, Timeout: 30 * time.Second}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Stock.Quotes(t.Context(), itick.RegionUS, codes)
 	if err != nil {
 		t.Fatal(err)
 	}

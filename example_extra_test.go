@@ -3,37 +3,13 @@ package itick_test
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/d19c4e34/itick"
 )
 
-// extraExampleClient returns a client talking to a local server that
-// answers every request with testdata/fixture, and a function to stop it.
-func extraExampleClient(fixture string) (*itick.Client, func()) {
-	body, err := os.ReadFile(filepath.Join("testdata", fixture))
-	if err != nil {
-		panic(err)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body)
-	}))
-	c, err := itick.NewClient("your-token", itick.WithBaseURL(srv.URL), itick.WithRateLimit(rate.Inf, 0))
-	if err != nil {
-		panic(err)
-	}
-	return c, srv.Close
-}
-
 func ExampleStockService_Quote() {
-	c, stop := extraExampleClient("stock_quote.json")
+	c, stop := exampleClient("stock_quote.json", "your-token")
 	defer stop()
 
 	q, err := c.Stock.Quote(context.Background(), itick.RegionHK, "700")
@@ -46,7 +22,7 @@ func ExampleStockService_Quote() {
 }
 
 func ExampleStockService_Tick() {
-	c, stop := extraExampleClient("stock_tick.json")
+	c, stop := exampleClient("stock_tick.json", "your-token")
 	defer stop()
 
 	t, err := c.Stock.Tick(context.Background(), itick.RegionHK, "700")
@@ -59,7 +35,7 @@ func ExampleStockService_Tick() {
 }
 
 func ExampleMarketService_Status() {
-	c, stop := extraExampleClient("market_status.json")
+	c, stop := exampleClient("market_status.json", "your-token")
 	defer stop()
 
 	statuses, err := c.Market.Status(context.Background(), itick.RegionHK)
@@ -74,7 +50,7 @@ func ExampleMarketService_Status() {
 }
 
 func ExampleMarketService_Holidays() {
-	c, stop := extraExampleClient("symbol_holidays.json")
+	c, stop := exampleClient("symbol_holidays.json", "your-token")
 	defer stop()
 
 	hs, err := c.Market.Holidays(context.Background())
@@ -97,7 +73,7 @@ func ExampleMarketService_Holidays() {
 }
 
 func ExampleStockService_IPOs() {
-	c, stop := extraExampleClient("stock_ipo_page1.json")
+	c, stop := exampleClient("stock_ipo_page1.json", "your-token")
 	defer stop()
 
 	for ipo, err := range c.Stock.IPOs(context.Background(), itick.IPOUpcoming, itick.RegionUS) {
@@ -112,7 +88,7 @@ func ExampleStockService_IPOs() {
 }
 
 func ExampleNewsService_Get() {
-	c, stop := extraExampleClient("news_detail.json")
+	c, stop := exampleClient("news_detail.json", "your-token")
 	defer stop()
 
 	a, err := c.News.Get(context.Background(), "8f2b6c1e-5a47-4d0b-9b2e-3c1d7e9a0f42", "en")

@@ -18,26 +18,18 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
-// exampleServer serves the fixtures under testdata/ the way the service
-// would: /stock/quotes answers with stock_quotes.json, split pages by their
-// page parameter, news pages by their cursor. A wrong token gets the
-// gateway's refusal, and a code starting with "BAD" gets E001.
-func exampleServer() *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		name := strings.ReplaceAll(strings.TrimPrefix(r.URL.Path, "/"), "/", "_")
-		status := http.StatusOK
-		switch {
-		case r.Header.Get("token") != "demo-token":
-			name, status = "error_gateway", http.StatusUnauthorized
-		case strings.HasPrefix(q.Get("codes"), "BAD"):
-			name = "error_e001"
-		case r.URL.Path == "/stock/split":
-			name += "_page" + q.Get("page")
-		case r.URL.Path == "/news" && q.Get("cursor") == "":
-			name += "_page1"
-		case r.URL.Path == "/news":
-			name += "_page2"
+// exampleClient returns a client sending token to a local server that
+// stands in for the service, and a function that stops the server. The
+// server answers every request with testdata/fixture; with no fixture it
+// serves the fixtures the way the service would: /stock/quotes answers
+// with stock_quotes.json, split pages by their page parameter, news pages
+// by their cursor, a token other than demo-token gets the gateway's
+// refusal, and a code starting with "BAD" gets E001.
+func exampleClient(fixture, token string, opts ...itick.Option) (*itick.Client, func()) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name, status := strings.TrimSuffix(fixture, ".json"), http.StatusOK
+		if fixture == "" {
+			name, status = exampleRoute(r)
 		}
 		b, err := os.ReadFile(filepath.Join("testdata", name+".json"))
 		if err != nil {
@@ -48,10 +40,6 @@ func exampleServer() *httptest.Server {
 		w.WriteHeader(status)
 		_, _ = w.Write(b)
 	}))
-}
-
-// exampleClient is a client of srv without client-side pacing.
-func exampleClient(srv *httptest.Server, token string, opts ...itick.Option) *itick.Client {
 	c, err := itick.NewClient(token, append([]itick.Option{
 		itick.WithBaseURL(srv.URL),
 		itick.WithRateLimit(rate.Inf, 0),
@@ -60,7 +48,26 @@ func exampleClient(srv *httptest.Server, token string, opts ...itick.Option) *it
 	if err != nil {
 		log.Fatal(err)
 	}
-	return c
+	return c, srv.Close
+}
+
+// exampleRoute is the fixture, and the status, that answers r.
+func exampleRoute(r *http.Request) (string, int) {
+	q := r.URL.Query()
+	name := strings.ReplaceAll(strings.TrimPrefix(r.URL.Path, "/"), "/", "_")
+	switch {
+	case r.Header.Get("token") != "demo-token":
+		return "error_gateway", http.StatusUnauthorized
+	case strings.HasPrefix(q.Get("codes"), "BAD"):
+		name = "error_e001"
+	case r.URL.Path == "/stock/split":
+		name += "_page" + q.Get("page")
+	case r.URL.Path == "/news" && q.Get("cursor") == "":
+		name += "_page1"
+	case r.URL.Path == "/news":
+		name += "_page2"
+	}
+	return name, http.StatusOK
 }
 
 func ExampleNewClient() {
@@ -97,9 +104,8 @@ func ExampleNewClientFromEnv() {
 }
 
 func ExampleStockService_Quotes() {
-	srv := exampleServer()
-	defer srv.Close()
-	c := exampleClient(srv, "demo-token")
+	c, stop := exampleClient("", "demo-token")
+	defer stop()
 
 	quotes, err := c.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700", "9988"})
 	if err != nil {
@@ -115,9 +121,8 @@ func ExampleStockService_Quotes() {
 }
 
 func ExampleCryptoService_Depth() {
-	srv := exampleServer()
-	defer srv.Close()
-	c := exampleClient(srv, "demo-token")
+	c, stop := exampleClient("", "demo-token")
+	defer stop()
 
 	book, err := c.Crypto.Depth(context.Background(), itick.RegionBA, "BTCUSDT")
 	if err != nil {
@@ -130,9 +135,8 @@ func ExampleCryptoService_Depth() {
 }
 
 func ExampleStockService_Klines() {
-	srv := exampleServer()
-	defer srv.Close()
-	c := exampleClient(srv, "demo-token")
+	c, stop := exampleClient("", "demo-token")
+	defer stop()
 
 	end := time.Date(2025, 12, 12, 0, 0, 0, 0, time.UTC)
 	klines, err := c.Stock.Klines(context.Background(), itick.RegionHK, []string{"700"}, itick.OneDay, 3, itick.WithEnd(end))
@@ -149,9 +153,8 @@ func ExampleStockService_Klines() {
 }
 
 func ExampleStockService_Splits() {
-	srv := exampleServer()
-	defer srv.Close()
-	c := exampleClient(srv, "demo-token")
+	c, stop := exampleClient("", "demo-token")
+	defer stop()
 
 	for rec, err := range c.Stock.Splits(context.Background(), itick.RegionUS) {
 		if err != nil {
@@ -166,9 +169,8 @@ func ExampleStockService_Splits() {
 }
 
 func ExampleNewsService_All() {
-	srv := exampleServer()
-	defer srv.Close()
-	c := exampleClient(srv, "demo-token")
+	c, stop := exampleClient("", "demo-token")
+	defer stop()
 
 	q := itick.NewsQuery{Market: "stock", Lang: "hk"}
 	for item, err := range c.News.All(context.Background(), q) {
@@ -184,9 +186,8 @@ func ExampleNewsService_All() {
 }
 
 func ExampleAPIError() {
-	srv := exampleServer()
-	defer srv.Close()
-	c := exampleClient(srv, "wrong-token")
+	c, stop := exampleClient("", "wrong-token")
+	defer stop()
 
 	_, err := c.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700"})
 	var apiErr *itick.APIError
@@ -202,9 +203,8 @@ func ExampleAPIError() {
 }
 
 func ExampleBatchError_FailedCodes() {
-	srv := exampleServer()
-	defer srv.Close()
-	c := exampleClient(srv, "demo-token", itick.WithBatchSize(2))
+	c, stop := exampleClient("", "demo-token", itick.WithBatchSize(2))
+	defer stop()
 
 	// The chunk carrying BAD1 and BAD2 fails; the others arrive.
 	quotes, err := c.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700", "9988", "BAD1", "BAD2"})

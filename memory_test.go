@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"slices"
@@ -22,22 +20,16 @@ import (
 
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/batch"
-	"golang.org/x/time/rate"
 )
 
-// klineServer answers /stock/klines for any codes with the same 500
+// klineHandler answers /stock/klines for any codes with the same 500
 // one-minute candles per code, written from one precomputed array so the
 // server itself allocates next to nothing while the client is measured.
-func klineServer(tb testing.TB) *httptest.Server { return newKlineServer(tb, true) }
-
-// newKlineServer is klineServer; with declare false it sends no
-// Content-Length, so the body comes chunked in writes of one code each.
-func newKlineServer(tb testing.TB, declare bool) *httptest.Server {
+// With declare false it sends no Content-Length, so the body comes
+// chunked in writes of one code each.
+func klineHandler(tb testing.TB, declare bool) http.Handler {
 	tb.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", "bench", "klines_10x500.json"))
-	if err != nil {
-		tb.Fatal(err)
-	}
+	raw := fixture(tb, "bench/klines_10x500.json")
 	var env struct {
 		Data map[string]json.RawMessage `json:"data"`
 	}
@@ -46,7 +38,7 @@ func newKlineServer(tb testing.TB, declare bool) *httptest.Server {
 	}
 	series := env.Data[slices.Sorted(maps.Keys(env.Data))[0]]
 	const head, tail = `{"code":0,"msg":null,"data":{`, `}}`
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("token") != callToken || r.URL.Path != "/stock/klines" || r.URL.Query().Get("limit") != "500" {
 			http.Error(w, `{"message":"bad request"}`, http.StatusBadRequest)
 			return
@@ -73,9 +65,7 @@ func newKlineServer(tb testing.TB, declare bool) *httptest.Server {
 			}
 		}
 		io.WriteString(w, tail)
-	}))
-	tb.Cleanup(srv.Close)
-	return srv
+	})
 }
 
 // seriesBytes estimates the memory a decoded map[string][]K holds: each
@@ -254,8 +244,9 @@ func baselineKlineRun(tb testing.TB, hc *http.Client, baseURL string, codes []st
 // seriesBytes (result-B), what the fetch retains after a full collection
 // (retained-B), and peak/result.
 func BenchmarkMemory(b *testing.B) {
-	srv := klineServer(b)
-	codes := codeListN("K", 1000)
+	srv := httptest.NewServer(klineHandler(b, true))
+	c := newServerClient(b, srv, callToken)
+	codes := codeList("K", 1000)
 	report := func(b *testing.B, runs []memoryRun) {
 		var peak, retained, result, worst float64
 		for _, r := range runs {
@@ -272,10 +263,6 @@ func BenchmarkMemory(b *testing.B) {
 		b.ReportMetric(worst, "worst-peak/result")
 	}
 	b.Run("sdk", func(b *testing.B) {
-		c, err := itick.NewClient(callToken, itick.WithBaseURL(srv.URL), itick.WithRateLimit(rate.Inf, 0))
-		if err != nil {
-			b.Fatal(err)
-		}
 		var runs []memoryRun
 		b.ReportAllocs()
 		for b.Loop() {
@@ -300,12 +287,8 @@ func BenchmarkMemory(b *testing.B) {
 // would flatter peak/result, so that side is tight; the other side leaves
 // room for allocations by goroutines other tests left behind.
 func TestResultSizeEstimate(t *testing.T) {
-	srv := klineServer(t)
-	c, err := itick.NewClient(callToken, itick.WithBaseURL(srv.URL), itick.WithRateLimit(rate.Inf, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := sdkKlineRun(t, c, codeListN("K", 100))
+	c := newServerClient(t, httptest.NewServer(klineHandler(t, true)), callToken)
+	r := sdkKlineRun(t, c, codeList("K", 100))
 	if r.result < 100*500*int64(unsafe.Sizeof(itick.Kline{})) {
 		t.Fatalf("estimate %d bytes is below the candles' own size", r.result)
 	}
@@ -314,26 +297,15 @@ func TestResultSizeEstimate(t *testing.T) {
 	}
 }
 
-func codeListN(prefix string, n int) []string {
-	codes := make([]string, n)
-	for i := range codes {
-		codes[i] = prefix + strconv.Itoa(i)
-	}
-	return codes
-}
-
 // TestChunkedBodyCostsItsSize: a body of unknown length is decoded from
 // the blocks the transport read it in, never joined into one buffer, so a
 // call allocates about the body once plus the result it returns. Joining
 // the blocks, as the client once did, allocated the body twice.
 func TestChunkedBodyCostsItsSize(t *testing.T) {
 	for _, declare := range []bool{false, true} {
-		srv := newKlineServer(t, declare)
-		c, err := itick.NewClient(callToken, itick.WithBaseURL(srv.URL), itick.WithRateLimit(rate.Inf, 0), itick.WithBatchSize(40))
-		if err != nil {
-			t.Fatal(err)
-		}
-		codes := codeListN("K", 40)
+		srv := httptest.NewServer(klineHandler(t, declare))
+		c := newServerClient(t, srv, callToken, itick.WithBatchSize(40))
+		codes := codeList("K", 40)
 		call := func() (map[string][]itick.Kline, error) {
 			return c.Stock.Klines(context.Background(), itick.RegionHK, codes, itick.OneMinute, 500)
 		}
@@ -344,7 +316,7 @@ func TestChunkedBodyCostsItsSize(t *testing.T) {
 		var got map[string][]itick.Kline
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
-		got, err = call()
+		got, err := call()
 		runtime.ReadMemStats(&m1)
 		if err != nil {
 			t.Fatal(err)

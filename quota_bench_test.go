@@ -69,15 +69,9 @@ func TestQuotaFreePlanNeverRateLimited(t *testing.T) {
 			t.Parallel()
 			start := time.Date(2025, 6, 3, 14, 30, 0, 0, time.UTC)
 			clock := virtualClock{markettest.NewManualClock(start)}
-			srv := markettest.NewServer(markettest.WithPlan(plan), markettest.WithClock(clock.Now),
-				markettest.WithQuota(plan.CallsPerMinute()))
-			t.Cleanup(srv.Close)
 			lim := quota.NewWithClock(plan.CallsPerMinute(), tt.per, clock.Now, clock.sleep)
-			c, err := itick.NewClient(srv.Token, itick.WithBaseURL(srv.URL), itick.WithPlan(plan),
-				itick.WithLimiter(lim), itick.WithConcurrency(1), itick.WithRetries(0))
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, srv := newSimClient(t, []markettest.Option{markettest.WithPlan(plan), markettest.WithClock(clock.Now),
+				markettest.WithQuota(plan.CallsPerMinute())}, itick.WithLimiter(lim), itick.WithConcurrency(1), itick.WithRetries(0))
 			got, err := c.Stock.Quotes(t.Context(), itick.RegionUS, codeList("Q", quotaCodes))
 			st := srv.Stats()
 			if tt.want429 {

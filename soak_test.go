@@ -299,27 +299,21 @@ func TestSoak(t *testing.T) {
 	goroutinesBefore := runtime.NumGoroutine()
 
 	clock := markettest.NewManualClock(e2eNow)
-	srv := markettest.NewServer(markettest.WithClock(clock.Now), markettest.WithSeed(5),
-		markettest.WithRecordLimit(1))
-	t.Cleanup(srv.Close)
-	// What the server runs while no request is open: its accept loop.
-	serverIdle := goleak.IgnoreCurrent()
 	var attempts, retries atomic.Int64
 	// Enough idle connections for every chunk in flight, so the soak does
 	// not also churn through ephemeral ports.
 	tr := &http.Transport{MaxIdleConnsPerHost: workers * itick.DefaultConcurrency}
 	t.Cleanup(tr.CloseIdleConnections)
-	client, err := itick.NewClient(srv.Token,
-		itick.WithBaseURL(srv.URL),
+	client, srv := newSimClient(t, []markettest.Option{markettest.WithClock(clock.Now), markettest.WithSeed(5),
+		markettest.WithRecordLimit(1)},
 		itick.WithHTTPClient(&http.Client{Transport: tr}),
 		itick.WithRetries(soakRetries),
 		itick.WithBackoff(time.Millisecond, 5*time.Millisecond),
 		itick.WithRateLimit(rate.Inf, 0),
 		itick.WithLogger(slog.New(attemptCounter{&attempts, &retries})),
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// What the server runs while no request is open: its accept loop.
+	serverIdle := goleak.IgnoreCurrent()
 	classes := soakClasses(client)
 	g := srv.Generator()
 	batch := client.BatchSize()

@@ -18,17 +18,14 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/d19c4e34/itick"
-	"golang.org/x/time/rate"
 )
 
-// startReplay starts a WebSocket server on 127.0.0.1 that speaks enough of
-// the service's protocol to authenticate and acknowledge subscriptions,
-// then, from the first subscription on, writes frames round and round as
-// fast as the client reads them. The frames are encoded once, so writing
-// them costs the server a few large writes: what is measured is the
-// client.
-func startReplay(b *testing.B, frames [][]byte) *httptest.Server {
-	b.Helper()
+// replayFramesHandler speaks enough of the service's protocol to
+// authenticate and acknowledge subscriptions, then, from the first
+// subscription on, writes frames round and round as fast as the client
+// reads them. The frames are encoded once, so writing them costs the
+// server a few large writes: what is measured is the client.
+func replayFramesHandler(frames [][]byte) *replayHandler {
 	var batches [][]byte // whole frames, about 32 KiB a write
 	var cur []byte
 	for _, f := range frames {
@@ -40,7 +37,7 @@ func startReplay(b *testing.B, frames [][]byte) *httptest.Server {
 	if len(cur) > 0 {
 		batches = append(batches, cur)
 	}
-	return serveReplay(b, func(write func([]byte) error, done <-chan struct{}) {
+	return &replayHandler{pump: func(write func([]byte) error, done <-chan struct{}) {
 		for i := 0; ; i++ {
 			select {
 			case <-done:
@@ -51,73 +48,72 @@ func startReplay(b *testing.B, frames [][]byte) *httptest.Server {
 				return
 			}
 		}
-	})
+	}}
 }
 
-// serveReplay starts a WebSocket server on 127.0.0.1 that speaks enough of
-// the service's protocol to authenticate, answer pings and acknowledge
+// replayHandler is a WebSocket service that speaks enough of the
+// service's protocol to authenticate, answer pings and acknowledge
 // subscriptions. After a connection's first acknowledged subscription it
 // runs pump in a goroutine of its own: write sends whole, already encoded
 // frames, one writer at a time, and done closes when the connection ends.
-func serveReplay(tb testing.TB, pump func(write func([]byte) error, done <-chan struct{})) *httptest.Server {
-	tb.Helper()
-	var wg sync.WaitGroup
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := r.Header.Get("Sec-WebSocket-Key")
-		nc, brw, err := http.NewResponseController(w).Hijack()
-		if err != nil {
-			return
-		}
-		defer nc.Close()
-		sum := sha1.Sum([]byte(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
-		var mu sync.Mutex // one writer at a time, whole frames
-		write := func(b []byte) error {
-			mu.Lock()
-			defer mu.Unlock()
-			_, err := nc.Write(b)
-			return err
-		}
-		hello := "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-			"Sec-WebSocket-Accept: " + base64.StdEncoding.EncodeToString(sum[:]) + "\r\n\r\n"
-		msgs := appendServerFrame(nil, []byte(`{"code":1,"msg":"Connected Successfully"}`))
-		msgs = appendServerFrame(msgs, []byte(`{"code":1,"resAc":"auth","msg":"authenticated"}`))
-		if write(append([]byte(hello), msgs...)) != nil {
-			return
-		}
-		done := make(chan struct{})
-		defer close(done)
-		var once sync.Once
-		for {
-			op, msg, err := readClientFrame(brw.Reader)
-			if err != nil || op == 8 {
-				return
-			}
-			var req struct{ Ac, Params string }
-			if op != 1 || json.Unmarshal(msg, &req) != nil {
-				continue
-			}
-			switch req.Ac {
-			case "ping":
-				write(appendServerFrame(nil, []byte(`{"resAc":"pong","data":{"params":"`+req.Params+`"}}`)))
-			case "subscribe", "unsubscribe":
-				write(appendServerFrame(nil, []byte(`{"code":1,"resAc":"`+req.Ac+`","msg":"`+req.Ac+` Successfully"}`)))
-				once.Do(func() {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						pump(write, done)
-					}()
-				})
-			}
-		}
-	}))
-	tb.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-		wg.Wait()
-	})
-	return srv
+// Close waits for the pumps to return.
+type replayHandler struct {
+	pump func(write func([]byte) error, done <-chan struct{})
+	wg   sync.WaitGroup
 }
+
+func (h *replayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	key := r.Header.Get("Sec-WebSocket-Key")
+	nc, brw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	defer nc.Close()
+	sum := sha1.Sum([]byte(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+	var mu sync.Mutex // one writer at a time, whole frames
+	write := func(b []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		_, err := nc.Write(b)
+		return err
+	}
+	hello := "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+		"Sec-WebSocket-Accept: " + base64.StdEncoding.EncodeToString(sum[:]) + "\r\n\r\n"
+	msgs := appendServerFrame(nil, []byte(`{"code":1,"msg":"Connected Successfully"}`))
+	msgs = appendServerFrame(msgs, []byte(`{"code":1,"resAc":"auth","msg":"authenticated"}`))
+	if write(append([]byte(hello), msgs...)) != nil {
+		return
+	}
+	done := make(chan struct{})
+	defer close(done)
+	var once sync.Once
+	for {
+		op, msg, err := readClientFrame(brw.Reader)
+		if err != nil || op == 8 {
+			return
+		}
+		var req struct{ Ac, Params string }
+		if op != 1 || json.Unmarshal(msg, &req) != nil {
+			continue
+		}
+		switch req.Ac {
+		case "ping":
+			write(appendServerFrame(nil, []byte(`{"resAc":"pong","data":{"params":"`+req.Params+`"}}`)))
+		case "subscribe", "unsubscribe":
+			write(appendServerFrame(nil, []byte(`{"code":1,"resAc":"`+req.Ac+`","msg":"`+req.Ac+` Successfully"}`)))
+			once.Do(func() {
+				h.wg.Add(1)
+				go func() {
+					defer h.wg.Done()
+					h.pump(write, done)
+				}()
+			})
+		}
+	}
+}
+
+// Close waits for the pumps, which end with their connections.
+func (h *replayHandler) Close() { h.wg.Wait() }
 
 // appendServerFrame appends p as one unmasked text frame.
 func appendServerFrame(dst, p []byte) []byte {
@@ -189,7 +185,7 @@ func replaySubscription() []string {
 func BenchmarkStreamDecode(b *testing.B) {
 	frames := itick.ReplayFrames()
 	b.Run("sdk", func(b *testing.B) {
-		s := replayStream(b, startReplay(b, frames), itick.DefaultStreamBuffer, itick.DropNewest)
+		s := replayStream(b, httptest.NewServer(replayFramesHandler(frames)), itick.DefaultStreamBuffer, itick.DropNewest)
 		for range 1000 { // warm up
 			<-s.Events()
 		}
@@ -211,7 +207,12 @@ func BenchmarkStreamDecode(b *testing.B) {
 		b.ReportMetric(float64(s.Dropped()-dropped)/float64(n), "dropped/event")
 	})
 	b.Run("baseline", func(b *testing.B) {
-		srv := startReplay(b, frames)
+		h := replayFramesHandler(frames)
+		srv := httptest.NewServer(h)
+		b.Cleanup(func() {
+			srv.Close()
+			h.Close()
+		})
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/stock",
@@ -257,13 +258,11 @@ func BenchmarkStreamDecode(b *testing.B) {
 }
 
 // replayStream opens a stream to the replay server srv, as a user would,
-// subscribed to every product it replays on every channel.
+// subscribed to every product it replays on every channel; newServerClient
+// closes srv when the test ends.
 func replayStream(tb testing.TB, srv *httptest.Server, buffer int, policy itick.Overflow) *itick.Stream {
 	tb.Helper()
-	c, err := itick.NewClient(simToken, itick.WithBaseURL(srv.URL), itick.WithRateLimit(rate.Inf, 0))
-	if err != nil {
-		tb.Fatal(err)
-	}
+	c := newServerClient(tb, srv, simToken)
 	s, err := c.Stream(within(tb), "stock", itick.WithStreamURL(srv.URL), itick.WithDialTimeout(5*time.Second),
 		itick.WithMaxSymbols(itick.ReplaySymbols), itick.WithBuffer(buffer, policy))
 	if err != nil {

@@ -147,11 +147,11 @@ func newLatencyRun(frames []latencyFrame, r, warm, n int) *latencyRun {
 
 func (r *latencyRun) since() time.Duration { return time.Since(r.t0) }
 
-// serve starts the replay server that writes r's frames to the first
+// handler is the replay service that writes r's frames to the first
 // connection to subscribe once r.start is closed.
-func (r *latencyRun) serve(tb testing.TB) *httptest.Server {
+func (r *latencyRun) handler() *replayHandler {
 	var claimed atomic.Bool
-	return serveReplay(tb, func(write func([]byte) error, done <-chan struct{}) {
+	return &replayHandler{pump: func(write func([]byte) error, done <-chan struct{}) {
 		if claimed.Swap(true) {
 			return // a second connection would only repeat sequence numbers
 		}
@@ -191,7 +191,7 @@ func (r *latencyRun) serve(tb testing.TB) *httptest.Server {
 				r.write.Add(1)
 				return write(buf) == nil
 			})
-	})
+	}}
 }
 
 // latencyReader subscribes to the replay server's products and returns a
@@ -314,7 +314,12 @@ func runLatency(tb testing.TB, frames []latencyFrame, warm, n int, read latencyR
 		tb.Fatalf("%d frames do not fit %d digits", warm+n, seqDigits)
 	}
 	r := newLatencyRun(frames, latencyRate, warm, n)
-	srv := r.serve(tb)
+	h := r.handler()
+	srv := httptest.NewServer(h)
+	tb.Cleanup(func() {
+		srv.Close()
+		h.Close()
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), r.sched.due(r.total)+2*time.Minute)
 	defer cancel()
 	next, dropped := read(tb, ctx, srv, buffer)
