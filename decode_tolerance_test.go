@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func ms(n int64) time.Time { return time.UnixMilli(n).UTC() }
+func unixMs(n int64) time.Time { return time.UnixMilli(n).UTC() }
 
 // toleranceCase is one body through decodeResponse into out, with what it
 // must give: want, or an error (wantErr, matching is when set).
@@ -35,7 +35,7 @@ func env(data string) string { return `{"code":0,"msg":null,"data":` + data + `}
 var toleranceCases = []toleranceCase{
 	// Tolerances.
 	{name: "numbers as strings", body: env(`{"700":{"s":"700","ld":"616.5","o":" 608 ","t":"1765526889000","ts":"1","v":"1e3"}}`),
-		out: quotes, want: &map[string]Quote{"700": {Symbol: "700", Last: 616.5, Open: 608, Time: ms(1765526889000), Status: 1, Volume: 1000}}},
+		out: quotes, want: &map[string]Quote{"700": {Symbol: "700", Last: 616.5, Open: 608, Time: unixMs(1765526889000), Status: 1, Volume: 1000}}},
 	{name: "integers where floats are declared", body: env(`{"700":{"s":"700","ld":616,"ch":-8,"chp":0}}`),
 		out: quotes, want: &map[string]Quote{"700": {Symbol: "700", Last: 616, Change: -8}}},
 	{name: "integral float where an integer is declared", body: env(`{"700":{"ts":2.0}}`),
@@ -67,7 +67,7 @@ var toleranceCases = []toleranceCase{
 	{name: "whitespace everywhere", body: " \n{ \"code\" : 0 ,\r\n\t\"data\" : { \"a\" : { \"ld\" : 1.25 } } }\n ",
 		out: quotes, want: &map[string]Quote{"a": {Last: 1.25}}},
 	{name: "fractional timestamp drops the fraction", body: env(`{"a":{"t":1765526889000.9}}`),
-		out: quotes, want: &map[string]Quote{"a": {Time: ms(1765526889000)}}},
+		out: quotes, want: &map[string]Quote{"a": {Time: unixMs(1765526889000)}}},
 	{name: "negative zero stays negative", body: env(`{"a":{"ch":-0.0}}`),
 		out: quotes, want: &map[string]Quote{"a": {Change: math.Copysign(0, -1)}}},
 	{name: "float noise kept exactly", body: env(`{"a":{"ld":1.3431899999999999,"tu":2.1e13,"v":0.1}}`),
@@ -81,7 +81,7 @@ var toleranceCases = []toleranceCase{
 		out: book, want: ptr(&DepthBook{Symbol: "700", Asks: []DepthLevel{{Level: 1, Price: 616, Volume: 100, Orders: 3}}, Bids: []DepthLevel{}})},
 	{name: "single depth null", body: env(`null`), out: book, want: new(*DepthBook)},
 	{name: "klines, null bar and empty series", body: env(`{"a":[{"t":60000,"o":1,"h":"2","l":0.5,"c":1.5,"v":10.25,"tu":12},null],"b":[],"c":null}`),
-		out: series, want: &map[string][]Kline{"a": {{Time: ms(60000), Open: 1, High: 2, Low: 0.5, Close: 1.5, Volume: 10.25, Turnover: 12}, {}},
+		out: series, want: &map[string][]Kline{"a": {{Time: unixMs(60000), Open: 1, High: 2, Low: 0.5, Close: 1.5, Volume: 10.25, Turnover: 12}, {}},
 			"b": {}, "c": nil}},
 	{name: "later data key wins over one of another shape", body: `{"code":0,"data":[1],"data":{"a":{"ld":1}}}`,
 		out: quotes, want: &map[string]Quote{"a": {Last: 1}}},
