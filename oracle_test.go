@@ -11,12 +11,14 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/d19c4e34/itick/internal/codec"
 	"github.com/d19c4e34/itick/internal/wire"
+	"github.com/google/go-cmp/cmp"
 )
 
 var errOracle = errors.New("oracle: refused")
@@ -795,3 +797,176 @@ func marketStatusToWire(m MarketStatus) any {
 	return marketStatusWire{C: str(m.Code), R: str(m.Region), O: boolean(m.Open), S: str(m.State),
 		H: str(m.Holiday), T: m.Sessions, Z: str(m.Zone), L: str(m.LocalTime)}
 }
+
+// The reference decoders: encoding/json through the wire structs only, as
+// the SDK decoded before the fast path. The ref types never reach the
+// models' UnmarshalJSON methods, which take the fast path themselves.
+
+type refQuote Quote
+
+func (r *refQuote) UnmarshalJSON(b []byte) error {
+	q, err := quoteFromWire(b)
+	if err != nil {
+		return err
+	}
+	*r = refQuote(q)
+	return nil
+}
+
+type refTick Tick
+
+func (r *refTick) UnmarshalJSON(b []byte) error {
+	t, err := tickFromWire(b)
+	if err != nil {
+		return err
+	}
+	*r = refTick(t)
+	return nil
+}
+
+type refLevel DepthLevel
+
+func (r *refLevel) UnmarshalJSON(b []byte) error {
+	l, err := depthLevelFromWire(b)
+	if err != nil {
+		return err
+	}
+	*r = refLevel(l)
+	return nil
+}
+
+type refBook DepthBook
+
+func (r *refBook) UnmarshalJSON(b []byte) error {
+	var w struct {
+		S str        `json:"s"`
+		A []refLevel `json:"a"`
+		B []refLevel `json:"b"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*r = refBook{Symbol: string(w.S), Asks: convertSlice(w.A, toLevel), Bids: convertSlice(w.B, toLevel)}
+	return nil
+}
+
+type refKline Kline
+
+func (r *refKline) UnmarshalJSON(b []byte) error {
+	k, err := klineFromWire(b)
+	if err != nil {
+		return err
+	}
+	*r = refKline(k)
+	return nil
+}
+
+func toLevel(l refLevel) DepthLevel { return DepthLevel(l) }
+
+func toKline(k refKline) Kline { return Kline(k) }
+
+// convertSlice keeps nil apart from empty, as cmp does.
+func convertSlice[A, B any](in []A, f func(A) B) []B {
+	if in == nil {
+		return nil
+	}
+	out := make([]B, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
+}
+
+func convertMap[A, B any](in map[string]A, f func(A) B) map[string]B {
+	if in == nil {
+		return nil
+	}
+	out := make(map[string]B, len(in))
+	for k, v := range in {
+		out[k] = f(v)
+	}
+	return out
+}
+
+// refDecodeData is decodeData as it was: encoding/json into the targets,
+// through the oracle.
+func refDecodeData(raw []byte, out any) error {
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil
+	}
+	for _, tg := range targets {
+		if reflect.TypeOf(tg.new()) == reflect.TypeOf(out) {
+			return tg.ref(raw, out)
+		}
+	}
+	return json.Unmarshal(raw, out)
+}
+
+// refInto decodes raw as R with encoding/json and stores conv of it.
+func refInto[T, R any](conv func(R) T) func([]byte, any) error {
+	return func(raw []byte, out any) error {
+		var r R
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return err
+		}
+		*out.(*T) = conv(r)
+		return nil
+	}
+}
+
+func refPtr[T any](dec func([]byte) (T, error)) func([]byte, any) error {
+	return func(raw []byte, out any) error {
+		v, err := dec(raw)
+		if err != nil {
+			return err
+		}
+		*out.(**T) = &v
+		return nil
+	}
+}
+
+func (symbolRef) decode(b []byte) (Symbol, error) { return symbolFromWire(b) }
+
+func refStatusList(raw []byte, out any) error {
+	if b := bytes.TrimSpace(raw); len(b) > 0 && b[0] == '{' {
+		one, err := marketStatusFromWire(raw)
+		if err == nil {
+			*out.(*[]MarketStatus) = []MarketStatus{one}
+		}
+		return err
+	}
+	return refInto(func(r []refItem[MarketStatus, statusRef]) []MarketStatus { return items(r) })(raw, out)
+}
+
+func refKlineData(raw []byte, out any) error {
+	if b := bytes.TrimSpace(raw); len(b) > 0 && b[0] == '{' {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b, &m); err == nil && len(m) == 0 {
+			*out.(*klineData) = klineData{emptyObject: true}
+			return nil
+		}
+	}
+	return refInto(func(r []refKline) klineData { return klineData{klines: convertSlice(r, toKline)} })(raw, out)
+}
+
+// refDecodeResponse is decodeResponse as it was.
+func refDecodeResponse(status int, body []byte, out any) error {
+	data, err := refParseEnvelope(status, body)
+	if err != nil {
+		return err
+	}
+	if err := refDecodeData(data, out); err != nil {
+		return &APIError{StatusCode: status, Path: "/test", Message: "cannot decode data: " + err.Error()}
+	}
+	return nil
+}
+
+// bitsEqual compares floats by their bits: -0 is not 0, and the fast
+// number path must give exactly strconv's result.
+var bitsEqual = cmp.Options{cmp.Comparer(func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }), cmp.AllowUnexported(klineData{})}
+
+type (
+	symbolRef  struct{}
+	holidayRef struct{}
+	statusRef  struct{}
+)
