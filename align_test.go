@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -355,57 +354,5 @@ func TestAlign_WireFields(t *testing.T) {
 			t.Errorf("%s quote p/ch/chp = %v/%v/%v, want %v/%v/%v", tc.class, q.PrevClose, q.Change, q.ChangePercent,
 				want.PrevClose, want.Change, want.ChangePercent)
 		}
-	}
-}
-
-// TestAlign_TradeDirectionRoundTrip: d decodes, marshals back and names itself.
-func TestAlign_TradeDirectionRoundTrip(t *testing.T) {
-	t.Parallel()
-	for d, name := range map[itick.TradeDirection]string{
-		itick.DirectionNeutral: "neutral", itick.DirectionSell: "sell", itick.DirectionBuy: "buy", 7: "TradeDirection(7)",
-	} {
-		if d.String() != name {
-			t.Errorf("%d.String() = %q, want %q", int(d), d.String(), name)
-		}
-		b, err := json.Marshal(itick.Tick{Symbol: "700", Direction: d})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back itick.Tick
-		if err := json.Unmarshal(b, &back); err != nil || back.Direction != d {
-			t.Errorf("%s: round trip gave %v, %v from %s", name, back.Direction, err, b)
-		}
-	}
-}
-
-// TestAlign_CryptoOnlyIntervalsAreNotRefused: TwoHours and FourHours, crypto
-// only by the newest official SDK's types, are still sent for other
-// classes (kType 6 and 7); FifteenMinutes is kType 3 and 15 minutes long.
-func TestAlign_CryptoOnlyIntervalsAreNotRefused(t *testing.T) {
-	t.Parallel()
-	c, srv := newSimClient(t, nil)
-	for _, iv := range []itick.Interval{itick.TwoHours, itick.FourHours, itick.FifteenMinutes} {
-		ks, err := c.Stock.Kline(t.Context(), itick.RegionUS, "AAPL", iv, 3)
-		if err != nil {
-			t.Fatalf("%v: %v", iv, err)
-		}
-		// Candles lie on the interval's grid; the simulator's calendar
-		// skips the hours the market is closed, so two neighbours may lie
-		// several intervals apart, never a fraction of one.
-		if len(ks) != 3 {
-			t.Fatalf("%v: %d candles, want 3", iv, len(ks))
-		}
-		for i := 1; i < len(ks); i++ {
-			if gap := ks[i].Time.Sub(ks[i-1].Time); gap <= 0 || gap%iv.Duration() != 0 {
-				t.Errorf("%v: candles %v and %v are %v apart, want a multiple of %v", iv, ks[i-1].Time, ks[i].Time, gap, iv.Duration())
-			}
-		}
-	}
-	var kTypes []string
-	for _, r := range srv.Requests() {
-		kTypes = append(kTypes, r.Query.Get("kType"))
-	}
-	if strings.Join(kTypes, ",") != "6,7,3" || itick.FifteenMinutes.Duration() != 15*time.Minute {
-		t.Errorf("kTypes sent %v, want 6,7,3", kTypes)
 	}
 }

@@ -1,15 +1,16 @@
 package itick_test
 
 import (
-	"context"
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/jarcoal/httpmock"
 	"golang.org/x/time/rate"
 
@@ -106,49 +107,6 @@ func TestNewClient_BaseURLPathPrefix(t *testing.T) {
 	}
 }
 
-// TestPlan_BatchSize: the published batch sizes, and PlanBase for an
-// unknown plan.
-func TestPlan_BatchSize(t *testing.T) {
-	t.Parallel()
-	got := map[itick.Plan]int{}
-	for _, p := range []itick.Plan{itick.PlanFree, itick.PlanBase, itick.PlanProfessional, itick.PlanPremium, itick.PlanEnterprise, itick.Plan(9)} {
-		got[p] = p.BatchSize()
-	}
-	want := map[itick.Plan]int{itick.PlanFree: 10, itick.PlanBase: 10, itick.PlanProfessional: 20,
-		itick.PlanPremium: 50, itick.PlanEnterprise: 50, itick.Plan(9): 10}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("BatchSize (-want +got):\n%s", diff)
-	}
-	if itick.PlanBase != 1 || itick.PlanFree != 0 || itick.PlanEnterprise != 4 {
-		t.Error("plan constants moved")
-	}
-}
-
-// TestPlan_ClientBatchSize: WithPlan sets the client's batch size and
-// WithBatchSize overrides it in either order.
-func TestPlan_ClientBatchSize(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		opts []itick.Option
-		want int
-	}{
-		{nil, 10},
-		{[]itick.Option{itick.WithPlan(itick.PlanProfessional)}, 20},
-		{[]itick.Option{itick.WithPlan(itick.PlanPremium)}, 50},
-		{[]itick.Option{itick.WithPlan(itick.PlanEnterprise), itick.WithBatchSize(200)}, 200},
-		{[]itick.Option{itick.WithBatchSize(3), itick.WithPlan(itick.PlanPremium)}, 3},
-	}
-	for _, tc := range cases {
-		c, err := itick.NewClient(testToken, tc.opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.BatchSize() != tc.want {
-			t.Errorf("BatchSize = %d, want %d", c.BatchSize(), tc.want)
-		}
-	}
-}
-
 // TestNewClientFromEnv reads ITICK_TOKEN, ITICK_BASE_URL and ITICK_PLAN,
 // and options win over the environment. (t.Setenv rules out t.Parallel.)
 func TestNewClientFromEnv(t *testing.T) {
@@ -219,76 +177,6 @@ func TestNewClientFromEnv(t *testing.T) {
 	}
 }
 
-// TestOptions_LimiterOrder: WithRateLimit and WithLimiter set the same
-// limiter, so the later one wins.
-func TestOptions_LimiterOrder(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name      string
-		opts      func(l itick.Limiter) []itick.Option
-		wantWaits int32
-	}{
-		{"WithLimiter last", func(l itick.Limiter) []itick.Option {
-			return []itick.Option{itick.WithRateLimit(rate.Inf, 0), itick.WithLimiter(l)}
-		}, 2},
-		{"WithRateLimit last", func(l itick.Limiter) []itick.Option {
-			return []itick.Option{itick.WithLimiter(l), itick.WithRateLimit(rate.Inf, 0)}
-		}, 0},
-		{"WithRateLimit finite last", func(l itick.Limiter) []itick.Option {
-			return []itick.Option{itick.WithLimiter(l), itick.WithRateLimit(1000, 10)}
-		}, 0},
-		{"second WithLimiter wins", func(l itick.Limiter) []itick.Option {
-			return []itick.Option{itick.WithLimiter(l), itick.WithLimiter(&countingLimiter{})}
-		}, 0},
-		{"WithPlan does not replace a limiter", func(l itick.Limiter) []itick.Option {
-			return []itick.Option{itick.WithLimiter(l), itick.WithPlan(itick.PlanFree)}
-		}, 2},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			var lim countingLimiter
-			c, mt := newMockClient(t, testToken, tc.opts(&lim)...)
-			mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
-			for range 2 {
-				if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if got := lim.n.Load(); got != tc.wantWaits {
-				t.Errorf("counting limiter waited %d times, want %d", got, tc.wantWaits)
-			}
-		})
-	}
-}
-
-// TestOptions_DefaultLimiterFollowsPlan: without WithRateLimit or
-// WithLimiter, PlanFree's quota of 5 calls a minute lets 5 calls go and
-// makes the sixth wait longer than a short deadline.
-func TestOptions_DefaultLimiterFollowsPlan(t *testing.T) {
-	t.Parallel()
-	mt := httpmock.NewMockTransport()
-	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
-	c, err := itick.NewClient(testToken, itick.WithHTTPClient(&http.Client{Transport: mt}), itick.WithPlan(itick.PlanFree))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 5 {
-		if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
-			t.Fatalf("call %d: %v", i, err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
-	defer cancel()
-	_, err = c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("err = %v, want the plan's limiter to refuse with DeadlineExceeded", err)
-	}
-	if n := mt.GetTotalCallCount(); n != 5 {
-		t.Errorf("%d requests, want 5", n)
-	}
-}
-
 // TestClient_ConcurrentUse: one client serves many goroutines at once.
 func TestClient_ConcurrentUse(t *testing.T) {
 	t.Parallel()
@@ -317,4 +205,184 @@ func TestClient_ConcurrentUse(t *testing.T) {
 	if n := mt.GetTotalCallCount(); n != 16*4 {
 		t.Errorf("%d requests, want %d", n, 16*4)
 	}
+}
+
+// wrappedTransport stands for a tracing or metrics wrapper around
+// http.DefaultTransport.
+type wrappedTransport struct {
+	base http.RoundTripper
+	n    atomic.Int64
+}
+
+func (w *wrappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	w.n.Add(1)
+	return w.base.RoundTrip(req)
+}
+
+// swapDefaultTransport replaces http.DefaultTransport for the test. The
+// test must not be parallel: the variable is global.
+func swapDefaultTransport(t *testing.T) *wrappedTransport {
+	t.Helper()
+	orig := http.DefaultTransport
+	w := &wrappedTransport{base: orig}
+	http.DefaultTransport = w
+	t.Cleanup(func() { http.DefaultTransport = orig })
+	return w
+}
+
+// Behaviour 12: with http.DefaultTransport
+// wrapped, NewClient works and its requests go through the wrapper.
+func TestNewClient_WrappedDefaultTransport(t *testing.T) { // not parallel: swaps a global
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, okQuotes)
+	}))
+	defer srv.Close()
+	wrapped := swapDefaultTransport(t)
+	c, err := itick.NewClient(testToken, itick.WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got["700"]; !ok {
+		t.Errorf("quotes = %v, want 700", got)
+	}
+	if n := wrapped.n.Load(); n != 1 {
+		t.Errorf("the wrapped default transport saw %d requests, want 1", n)
+	}
+}
+
+// TestNewClient_NamesTheBadValue checks NewClient's token and every option.
+func TestNewClient_NamesTheBadValue(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		token string
+		opts  []itick.Option
+		want  string
+	}{
+		{"empty token", "", nil, "token"},
+		{"blank token", " \t", nil, "token"},
+		{"token with a newline", "abc\ndef", nil, "token"},
+		{"nil option", "t", []itick.Option{nil}, "option 0"},
+		{"nil option after a good one", "t", []itick.Option{itick.WithRetries(1), nil}, "option 1"},
+		{"WithBaseURL empty", "t", []itick.Option{itick.WithBaseURL("")}, "base URL"},
+		{"WithBaseURL no scheme", "t", []itick.Option{itick.WithBaseURL("api.itick.org")}, "api.itick.org"},
+		{"WithBaseURL ftp", "t", []itick.Option{itick.WithBaseURL("ftp://api.itick.org")}, "ftp://api.itick.org"},
+		{"WithBaseURL no host", "t", []itick.Option{itick.WithBaseURL("https://")}, "https://"},
+		{"WithBaseURL with query", "t", []itick.Option{itick.WithBaseURL("https://h.example/?token=x")}, "h.example"},
+		{"WithBaseURL with user info", "t", []itick.Option{itick.WithBaseURL("https://u:p@h.example")}, "base URL"},
+		{"WithBaseURL unparsable", "t", []itick.Option{itick.WithBaseURL("http://[::1")}, "http://[::1"},
+		{"WithHTTPClient nil", "t", []itick.Option{itick.WithHTTPClient(nil)}, "WithHTTPClient"},
+		{"WithPlan negative", "t", []itick.Option{itick.WithPlan(itick.Plan(-1))}, "-1"},
+		{"WithPlan unknown", "t", []itick.Option{itick.WithPlan(itick.Plan(99))}, "99"},
+		{"WithBatchSize 0", "t", []itick.Option{itick.WithBatchSize(0)}, "WithBatchSize"},
+		{"WithBatchSize negative", "t", []itick.Option{itick.WithBatchSize(-4)}, "-4"},
+		{"WithRateLimit zero rate", "t", []itick.Option{itick.WithRateLimit(0, 1)}, "WithRateLimit"},
+		{"WithRateLimit negative rate", "t", []itick.Option{itick.WithRateLimit(-2, 1)}, "-2"},
+		{"WithRateLimit zero burst", "t", []itick.Option{itick.WithRateLimit(10, 0)}, "burst"},
+		{"WithLimiter nil", "t", []itick.Option{itick.WithLimiter(nil)}, "WithLimiter"},
+		{"WithLimiter typed nil", "t", []itick.Option{itick.WithLimiter((*rate.Limiter)(nil))}, "WithLimiter"},
+		{"WithMaxResponseBytes 0", "t", []itick.Option{itick.WithMaxResponseBytes(0)}, "WithMaxResponseBytes"},
+		{"WithMaxResponseBytes negative", "t", []itick.Option{itick.WithMaxResponseBytes(-1)}, "-1"},
+		{"WithRetries negative", "t", []itick.Option{itick.WithRetries(-1)}, "-1"},
+		{"WithBackoff negative min", "t", []itick.Option{itick.WithBackoff(-time.Second, time.Second)}, "-1s"},
+		{"WithBackoff max below min", "t", []itick.Option{itick.WithBackoff(2*time.Second, time.Second)}, "WithBackoff"},
+		{"WithConcurrency 0", "t", []itick.Option{itick.WithConcurrency(0)}, "WithConcurrency"},
+		{"WithConcurrency negative", "t", []itick.Option{itick.WithConcurrency(-7)}, "-7"},
+		{"WithUserAgent empty", "t", []itick.Option{itick.WithUserAgent("")}, "WithUserAgent"},
+		{"WithUserAgent two lines", "t", []itick.Option{itick.WithUserAgent("bot/1\r\nX-Evil: 1")}, "WithUserAgent"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := itick.NewClient(tt.token, tt.opts...)
+			if c != nil {
+				t.Errorf("NewClient returned a client with its error")
+			}
+			if !errors.Is(err, itick.ErrInvalidArgument) {
+				t.Fatalf("error %v, want ErrInvalidArgument", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not name %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestNewClient_AcceptsEdgeValues checks that every option takes the values
+// at the edge of what it allows.
+func TestNewClient_AcceptsEdgeValues(t *testing.T) {
+	t.Parallel()
+	c, err := itick.NewClient(" tok ",
+		itick.WithBaseURL("http://127.0.0.1:8080/prefix/"),
+		itick.WithHTTPClient(&http.Client{}),
+		itick.WithPlan(itick.PlanFree),
+		itick.WithPlan(itick.PlanEnterprise),
+		itick.WithBatchSize(1),
+		itick.WithRateLimit(rate.Inf, 0),
+		itick.WithRateLimit(0.001, 1),
+		itick.WithLimiter(rate.NewLimiter(1, 1)),
+		itick.WithMaxResponseBytes(1),
+		itick.WithRetries(0),
+		itick.WithBackoff(0, 0),
+		itick.WithConcurrency(1),
+		itick.WithUserAgent("bot/1.0 (+https://example.com)"),
+		itick.WithLogger(nil),
+	)
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	if got, want := c.BaseURL(), "http://127.0.0.1:8080/prefix"; got != want {
+		t.Errorf("BaseURL() = %q, want %q", got, want)
+	}
+	if got := c.BatchSize(); got != 1 {
+		t.Errorf("BatchSize() = %d, want 1", got)
+	}
+}
+
+// TestNewClientFromEnv_NamesTheBadValue checks the environment's values the same
+// way. It sets environment variables, so it does not run in parallel.
+func TestNewClientFromEnv_NamesTheBadValue(t *testing.T) {
+	tests := []struct {
+		name                 string
+		token, baseURL, plan string
+		want                 string
+	}{
+		{"no token", "", "", "", "ITICK_TOKEN"},
+		{"blank token", "  ", "", "", "ITICK_TOKEN"},
+		{"bad base URL", "t", "gopher://x", "", "gopher://x"},
+		{"bad plan", "t", "", "platinum", "platinum"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("ITICK_TOKEN", tt.token)
+			t.Setenv("ITICK_BASE_URL", tt.baseURL)
+			t.Setenv("ITICK_PLAN", tt.plan)
+			c, err := itick.NewClientFromEnv()
+			if c != nil {
+				t.Errorf("NewClientFromEnv returned a client with its error")
+			}
+			if !errors.Is(err, itick.ErrInvalidArgument) {
+				t.Fatalf("error %v, want ErrInvalidArgument", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not name %q", err, tt.want)
+			}
+		})
+	}
+	t.Run("options win over the environment", func(t *testing.T) {
+		t.Setenv("ITICK_TOKEN", "t")
+		t.Setenv("ITICK_BASE_URL", "https://api0.itick.org")
+		t.Setenv("ITICK_PLAN", "premium")
+		c, err := itick.NewClientFromEnv(itick.WithBaseURL("https://api-free.itick.org"), itick.WithPlan(itick.PlanBase))
+		if err != nil {
+			t.Fatalf("NewClientFromEnv: %v", err)
+		}
+		if c.BaseURL() != "https://api-free.itick.org" || c.BatchSize() != itick.PlanBase.BatchSize() {
+			t.Errorf("client %v: the options did not win", c)
+		}
+	})
 }

@@ -3,7 +3,6 @@ package itick_test
 import (
 	"encoding/json"
 	"errors"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -107,40 +106,6 @@ func TestCodes_Escaped(t *testing.T) {
 	}
 }
 
-func TestPlan_NamesAndQuotas(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		p      itick.Plan
-		name   string
-		perMin int
-	}{
-		{itick.PlanFree, "Free", 5},
-		{itick.PlanBase, "Base", 120},
-		{itick.PlanProfessional, "Professional", 600},
-		{itick.PlanPremium, "Premium", 1200},
-		{itick.PlanEnterprise, "Enterprise", 1200},
-	}
-	for _, tc := range cases {
-		if tc.p.String() != tc.name || tc.p.CallsPerMinute() != tc.perMin {
-			t.Errorf("%d: %q %d, want %q %d", int(tc.p), tc.p.String(), tc.p.CallsPerMinute(), tc.name, tc.perMin)
-		}
-		for _, s := range []string{tc.name, " " + strings.ToLower(tc.name) + " ", strings.ToUpper(tc.name),
-			"Plan" + tc.name, strconv.Itoa(int(tc.p))} {
-			if p, err := itick.ParsePlan(s); err != nil || p != tc.p {
-				t.Errorf("ParsePlan(%q) = %v, %v", s, p, err)
-			}
-		}
-	}
-	for _, bad := range []string{"gold", "", "plan", "9", "-1"} {
-		if _, err := itick.ParsePlan(bad); !errors.Is(err, itick.ErrInvalidArgument) || !strings.Contains(err.Error(), strconv.Quote(bad)) {
-			t.Errorf("ParsePlan(%q) err = %v, want ErrInvalidArgument naming it", bad, err)
-		}
-	}
-	if s := itick.Plan(9).String(); s != "Plan(9)" {
-		t.Errorf("Plan(9).String() = %q", s)
-	}
-}
-
 func TestTradingStatusAndSession(t *testing.T) {
 	t.Parallel()
 	var q itick.Quote
@@ -181,5 +146,97 @@ func TestTick_WireForm(t *testing.T) {
 	}
 	if diff := cmp.Diff(`{"s":"700","ld":567,"t":1754554087000,"v":1134500,"te":0,"tu":0,"ts":0,"d":0}`, string(b)); diff != "" {
 		t.Errorf("Marshal (-want +got):\n%s", diff)
+	}
+}
+
+// TestTradeDirectionRoundTrip: d decodes, marshals back and names itself.
+func TestTradeDirectionRoundTrip(t *testing.T) {
+	t.Parallel()
+	for d, name := range map[itick.TradeDirection]string{
+		itick.DirectionNeutral: "neutral", itick.DirectionSell: "sell", itick.DirectionBuy: "buy", 7: "TradeDirection(7)",
+	} {
+		if d.String() != name {
+			t.Errorf("%d.String() = %q, want %q", int(d), d.String(), name)
+		}
+		b, err := json.Marshal(itick.Tick{Symbol: "700", Direction: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back itick.Tick
+		if err := json.Unmarshal(b, &back); err != nil || back.Direction != d {
+			t.Errorf("%s: round trip gave %v, %v from %s", name, back.Direction, err, b)
+		}
+	}
+}
+
+// TestCryptoOnlyIntervalsAreNotRefused: TwoHours and FourHours, crypto
+// only by the newest official SDK's types, are still sent for other
+// classes (kType 6 and 7); FifteenMinutes is kType 3 and 15 minutes long.
+func TestCryptoOnlyIntervalsAreNotRefused(t *testing.T) {
+	t.Parallel()
+	c, srv := newSimClient(t, nil)
+	for _, iv := range []itick.Interval{itick.TwoHours, itick.FourHours, itick.FifteenMinutes} {
+		ks, err := c.Stock.Kline(t.Context(), itick.RegionUS, "AAPL", iv, 3)
+		if err != nil {
+			t.Fatalf("%v: %v", iv, err)
+		}
+		// Candles lie on the interval's grid; the simulator's calendar
+		// skips the hours the market is closed, so two neighbours may lie
+		// several intervals apart, never a fraction of one.
+		if len(ks) != 3 {
+			t.Fatalf("%v: %d candles, want 3", iv, len(ks))
+		}
+		for i := 1; i < len(ks); i++ {
+			if gap := ks[i].Time.Sub(ks[i-1].Time); gap <= 0 || gap%iv.Duration() != 0 {
+				t.Errorf("%v: candles %v and %v are %v apart, want a multiple of %v", iv, ks[i-1].Time, ks[i].Time, gap, iv.Duration())
+			}
+		}
+	}
+	var kTypes []string
+	for _, r := range srv.Requests() {
+		kTypes = append(kTypes, r.Query.Get("kType"))
+	}
+	if strings.Join(kTypes, ",") != "6,7,3" || itick.FifteenMinutes.Duration() != 15*time.Minute {
+		t.Errorf("kTypes sent %v, want 6,7,3", kTypes)
+	}
+}
+
+func TestEnumStrings(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		v    interface{ String() string }
+		want string
+	}{
+		{itick.MarketPreMarket, "pre-market"},
+		{itick.MarketOpen, "open"},
+		{itick.MarketLunchBreak, "lunch break"},
+		{itick.MarketPostMarket, "post-market"},
+		{itick.MarketClosed, "closed"},
+		{itick.MarketClosedWeekend, "closed for the weekend"},
+		{itick.MarketClosedHoliday, "closed for a holiday"},
+		{itick.MarketHolidayHalfDay, "holiday half day"},
+		{itick.MarketState("AUCTION"), "MarketState(AUCTION)"},
+		{itick.AssetStock, "stock"},
+		{itick.AssetIndices, "indices"},
+		{itick.IPOUpcoming, "upcoming"},
+		{itick.IPORecent, "recent"},
+		{itick.StatusNormal, "normal"},
+		{itick.StatusHalted, "halted"},
+		{itick.StatusDelisted, "delisted"},
+		{itick.StatusCircuitBreaker, "circuit breaker"},
+		{itick.TradingStatus(9), "TradingStatus(9)"},
+		{itick.SessionRegular, "regular"},
+		{itick.SessionPreMarket, "pre-market"},
+		{itick.SessionAfterHours, "after-hours"},
+		{itick.TickSession(-1), "TickSession(-1)"},
+	}
+	for _, tc := range tests {
+		if got := tc.v.String(); got != tc.want {
+			t.Errorf("%#v.String() = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+	q := itick.Quote{Status: 3}
+	if q.TradingStatus() != itick.StatusCircuitBreaker {
+		t.Errorf("Quote{Status: 3}.TradingStatus() = %v", q.TradingStatus())
 	}
 }

@@ -230,21 +230,6 @@ func TestBehaviour5_ErrorTextInEveryEndpoint(t *testing.T) {
 	}
 }
 
-// TestAPIError_Text: the error text carries status, code, message and path.
-func TestAPIError_Text(t *testing.T) {
-	t.Parallel()
-	e := &itick.APIError{StatusCode: 200, Code: 3, Message: "E003 exceeding the maximum subscription limit", Path: "/crypto/depths"}
-	for _, part := range []string{"200", "3", "E003", "/crypto/depths"} {
-		if !strings.Contains(e.Error(), part) {
-			t.Errorf("%q lacks %q", e.Error(), part)
-		}
-	}
-	e = &itick.APIError{StatusCode: 200, CodeText: "E002", Message: "auth failed", Path: "/stock/quote"}
-	if got, want := e.Error(), "itick: /stock/quote: HTTP 200, code E002: auth failed"; got != want {
-		t.Errorf("Error() = %q, want %q", got, want)
-	}
-}
-
 // A code-0 reply carrying an error text fails whatever the message's
 // length: the rule reads the whole message, not the text an error keeps
 // of it, and the kept text still classifies the error.

@@ -145,11 +145,6 @@ func FuzzQuoteMap(f *testing.F)       { fuzzRoundTrip[map[string]itick.Quote](f)
 func FuzzDepthBookMap(f *testing.F)   { fuzzRoundTrip[map[string]itick.DepthBook](f) }
 func FuzzKlineSeriesMap(f *testing.F) { fuzzRoundTrip[map[string][]itick.Kline](f) }
 
-// roundTripFunc is an in-process http.RoundTripper.
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
 // FuzzResponse drives the whole response path of Stock.Quotes with a fuzzed
 // status, Retry-After header and body, and checks that the call ends with a
 // result or an *APIError carrying the status, never both and never neither,

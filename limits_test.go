@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -15,89 +14,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/time/rate"
 
 	"github.com/d19c4e34/itick"
 )
-
-// storeDownError is what a limiter shared through a store returns when the
-// store cannot be reached.
-type storeDownError struct{ addr string }
-
-func (e *storeDownError) Error() string { return "quota store " + e.addr + " is unreachable" }
-
-type failingLimiter struct{ err error }
-
-func (l failingLimiter) Wait(context.Context) error { return l.err }
-
-// TestBehaviour13_LimiterErrorKeepsItsCause: a limiter's own failure comes
-// back wrapped, and is no timeout although the context has a deadline.
-func TestBehaviour13_LimiterErrorKeepsItsCause(t *testing.T) {
-	t.Parallel()
-	down := &storeDownError{addr: "10.0.0.7:6379"}
-	c, mt := newMockClient(t, testToken, itick.WithLimiter(failingLimiter{down}))
-	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
-	ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
-	defer cancel()
-	_, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
-	var got *storeDownError
-	if !errors.As(err, &got) || got != down {
-		t.Errorf("err = %v, want one errors.As finds as the limiter's *storeDownError", err)
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		t.Errorf("err = %v matches a context error, though the context did not end", err)
-	}
-	if n := mt.GetTotalCallCount(); n != 0 {
-		t.Errorf("%d requests sent, want 0", n)
-	}
-}
-
-// wrappedTransport stands for a tracing or metrics wrapper around
-// http.DefaultTransport.
-type wrappedTransport struct {
-	base http.RoundTripper
-	n    atomic.Int64
-}
-
-func (w *wrappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	w.n.Add(1)
-	return w.base.RoundTrip(req)
-}
-
-// swapDefaultTransport replaces http.DefaultTransport for the test. The
-// test must not be parallel: the variable is global.
-func swapDefaultTransport(t *testing.T) *wrappedTransport {
-	t.Helper()
-	orig := http.DefaultTransport
-	w := &wrappedTransport{base: orig}
-	http.DefaultTransport = w
-	t.Cleanup(func() { http.DefaultTransport = orig })
-	return w
-}
-
-// TestBehaviour12_WrappedDefaultTransport: with http.DefaultTransport
-// wrapped, NewClient works and its requests go through the wrapper.
-func TestBehaviour12_WrappedDefaultTransport(t *testing.T) { // not parallel: swaps a global
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		io.WriteString(w, okQuotes)
-	}))
-	defer srv.Close()
-	wrapped := swapDefaultTransport(t)
-	c, err := itick.NewClient(testToken, itick.WithBaseURL(srv.URL))
-	if err != nil {
-		t.Fatalf("NewClient: %v", err)
-	}
-	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := got["700"]; !ok {
-		t.Errorf("quotes = %v, want 700", got)
-	}
-	if n := wrapped.n.Load(); n != 1 {
-		t.Errorf("the wrapped default transport saw %d requests, want 1", n)
-	}
-}
 
 // TestBehaviour11_RefusalEndsTheBatch: a refused token or a plan limit
 // fails every chunk alike, so the first one ends the call: no further
@@ -298,107 +217,6 @@ func TestBehaviour11_LongRetryAfterKeepsChunksInFlight(t *testing.T) {
 	}
 	if !slices.Contains(be.FailedCodes(), "C0") {
 		t.Errorf("FailedCodes = %v, want the 429's chunk among them", be.FailedCodes())
-	}
-}
-
-// TestBadOptionValues: absurd values (math.MaxInt for "unlimited", NaN, a
-// control byte) are ErrInvalidArgument at construction, naming the value,
-// instead of a panic, an out-of-memory, an overflow or limiting switched
-// off.
-func TestBadOptionValues(t *testing.T) {
-	t.Parallel()
-	client := []struct {
-		name string
-		opt  itick.Option
-		want string
-	}{
-		{"WithBatchSize MaxInt", itick.WithBatchSize(math.MaxInt), strconv.Itoa(math.MaxInt)},
-		{"WithBatchSize 1001", itick.WithBatchSize(1001), "1001"},
-		{"WithRateLimit NaN", itick.WithRateLimit(rate.Limit(math.NaN()), 1), "NaN"},
-		{"WithRateLimit -Inf", itick.WithRateLimit(rate.Limit(math.Inf(-1)), 1), "-Inf"},
-		{"WithRateLimit negative burst", itick.WithRateLimit(5, -3), "-3"},
-		{"WithMaxResponseBytes MaxInt64", itick.WithMaxResponseBytes(math.MaxInt64), strconv.FormatInt(math.MaxInt64, 10)},
-		{"WithMaxResponseBytes over 1 GiB", itick.WithMaxResponseBytes(1<<30 + 1), strconv.Itoa(1<<30 + 1)},
-		{"WithRetries MaxInt", itick.WithRetries(math.MaxInt), strconv.Itoa(math.MaxInt)},
-		{"WithConcurrency 1<<40", itick.WithConcurrency(1 << 40), strconv.Itoa(1 << 40)},
-		{"WithBackoff negative max", itick.WithBackoff(0, -time.Second), "-1s"},
-		{"WithUserAgent NUL", itick.WithUserAgent("bot\x00/1"), `"bot\x00/1"`},
-		{"WithUserAgent escape", itick.WithUserAgent("bot\x1b[31m"), `\x1b`},
-		{"WithUserAgent DEL", itick.WithUserAgent("bot\x7f"), `\x7f`},
-		{"WithUserAgent inner newline", itick.WithUserAgent("bot\nX: y"), `\n`},
-		{"WithUserAgent 1 MiB", itick.WithUserAgent(strings.Repeat("a", 1<<20)), "1048576 bytes"},
-	}
-	for _, tt := range client {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			c, err := itick.NewClient(testToken, tt.opt)
-			if c != nil || !errors.Is(err, itick.ErrInvalidArgument) {
-				t.Fatalf("NewClient = %v, %v; want ErrInvalidArgument", c, err)
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error %q does not name %q", err, tt.want)
-			}
-			if len(err.Error()) > 200 {
-				t.Errorf("error is %d bytes long: the value must be named, not copied whole", len(err.Error()))
-			}
-		})
-	}
-
-	stream := []struct {
-		name string
-		opt  itick.StreamOption
-		want string
-	}{
-		{"WithBuffer MaxInt", itick.WithBuffer(math.MaxInt, itick.DropOldest), strconv.Itoa(math.MaxInt)},
-		{"WithBuffer 1<<40", itick.WithBuffer(1<<40, itick.DropNewest), strconv.Itoa(1 << 40)},
-		{"WithBuffer 0", itick.WithBuffer(0, itick.DropNewest), "0"},
-		{"WithBuffer unknown policy", itick.WithBuffer(8, itick.Overflow(7)), "7"},
-		{"WithHeartbeat negative", itick.WithHeartbeat(-time.Second, time.Second), "-1s"},
-		{"WithHeartbeat past the service's minute", itick.WithHeartbeat(2*time.Minute, time.Second), "2m0s"},
-		{"WithHeartbeat zero timeout", itick.WithHeartbeat(time.Second, 0), "0s"},
-		{"WithDialTimeout negative", itick.WithDialTimeout(-time.Millisecond), "-1ms"},
-		{"WithReconnectBackoff negative", itick.WithReconnectBackoff(-time.Second, time.Second), "-1s"},
-		{"WithReconnectBackoff max below min", itick.WithReconnectBackoff(time.Minute, time.Second), "1m0s"},
-		{"WithMaxConns 0", itick.WithMaxConns(0), "0"},
-		{"WithMaxSymbols 0", itick.WithMaxSymbols(0), "0"},
-		{"WithSymbolsPerConn MaxInt", itick.WithSymbolsPerConn(math.MaxInt), strconv.Itoa(math.MaxInt)},
-		{"WithSymbolsPerConn past the service's 500", itick.WithSymbolsPerConn(501), "501"},
-		{"WithStreamURL ftp", itick.WithStreamURL("ftp://h.example"), "ftp://h.example"},
-		{"WithStreamHTTPClient nil", itick.WithStreamHTTPClient(nil), "WithStreamHTTPClient"},
-	}
-	// Nothing listens here; a bad option must fail before any dial.
-	c, err := itick.NewClient(testToken, itick.WithBaseURL("http://127.0.0.1:1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range stream {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s, err := c.Stream(t.Context(), itick.AssetStock, tt.opt)
-			if s != nil || !errors.Is(err, itick.ErrInvalidArgument) {
-				t.Fatalf("Stream = %v, %v; want ErrInvalidArgument", s, err)
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error %q does not name %q", err, tt.want)
-			}
-		})
-	}
-}
-
-// TestOptionBoundsAccepted: the largest values the options allow, and
-// header values net/http accepts, still make a client.
-func TestOptionBoundsAccepted(t *testing.T) {
-	t.Parallel()
-	_, err := itick.NewClient(testToken,
-		itick.WithBatchSize(1000),
-		itick.WithConcurrency(256),
-		itick.WithRetries(100),
-		itick.WithMaxResponseBytes(1<<30),
-		itick.WithRateLimit(1e9, math.MaxInt),
-		itick.WithUserAgent("bot/1.0\t(café; +https://example.com)"),
-	)
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -538,24 +538,6 @@ func TestBehaviour6_BackoffAtLeastMin(t *testing.T) {
 	}
 }
 
-// TestWithHTTPClient_NilTransport: an http.Client without a Transport gets
-// the SDK's default one.
-func TestWithHTTPClient_NilTransport(t *testing.T) {
-	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("token") != testToken {
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		fmt.Fprint(w, okQuotes)
-	}))
-	c := newServerClient(t, srv, testToken, itick.WithHTTPClient(&http.Client{Timeout: 5 * time.Second}))
-	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
-	if err != nil || got["700"].Last != 616 {
-		t.Fatalf("Quotes = %v, %v", got, err)
-	}
-}
-
 // TestBehaviour6_TruncatedBodyRetried: a connection that dies in the middle
 // of the body is a transport error and retried, over a real socket.
 func TestBehaviour6_TruncatedBodyRetried(t *testing.T) {

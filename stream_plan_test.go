@@ -11,29 +11,6 @@ import (
 	"github.com/d19c4e34/itick/internal/wssim"
 )
 
-func TestPlan_StreamQuota(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		plan           itick.Plan
-		symbols, conns int
-	}{
-		{itick.PlanFree, 3, 1},
-		{itick.PlanBase, 200, 3},
-		{itick.PlanProfessional, 500, 6},
-		{itick.PlanPremium, 2000, 12},
-		{itick.PlanEnterprise, 2000, 12},
-		{itick.Plan(42), 200, 3},
-	}
-	for _, tt := range tests {
-		if got := tt.plan.StreamSymbols(); got != tt.symbols {
-			t.Errorf("%v.StreamSymbols() = %d, want %d", tt.plan, got, tt.symbols)
-		}
-		if got := tt.plan.StreamConns(); got != tt.conns {
-			t.Errorf("%v.StreamConns() = %d, want %d", tt.plan, got, tt.conns)
-		}
-	}
-}
-
 func symbolsN(prefix string, n int) []string {
 	out := make([]string, n)
 	for i := range out {
