@@ -947,9 +947,9 @@ func TestModels_RoundTripFixtures(t *testing.T) {
 	}
 }
 
-// TestExtra_MarketRoundTrip: every new endpoint's data survives a trip to
+// TestPriceDataRoundTrip: every new endpoint's data survives a trip to
 // the wire form and back.
-func TestExtra_MarketRoundTrip(t *testing.T) {
+func TestPriceDataRoundTrip(t *testing.T) {
 	t.Parallel()
 	classes := []string{"stock", "crypto", "forex", "indices", "future", "fund"}
 	for _, class := range classes {
@@ -995,7 +995,7 @@ func TestStockInfo_RoundTrip(t *testing.T) {
 	}
 }
 
-func TestReference_RoundTrip(t *testing.T) {
+func TestReferenceDataRoundTrip(t *testing.T) {
 	t.Parallel()
 	roundTrip[[]itick.Symbol](t, fixtureData(t, "symbol_list.json"))
 	hs, wire := roundTrip[[]itick.Holiday](t, fixtureData(t, "symbol_holidays.json"))
@@ -1020,7 +1020,7 @@ func TestReference_RoundTrip(t *testing.T) {
 	roundTrip[[]itick.MarketStatus](t, fixtureData(t, "market_status_array.json"))
 }
 
-func TestNewsDetail_RoundTrip(t *testing.T) {
+func TestNewsArticleRoundTrip(t *testing.T) {
 	t.Parallel()
 	_, wire := roundTrip[itick.NewsArticle](t, fixtureData(t, "news_detail.json"))
 	const want = `{"id":"8f2b6c1e-5a47-4d0b-9b2e-3c1d7e9a0f42","te":"Tencent shares rise as gaming revenue beats estimates","pt":1765526400,"lg":"en","lk":"https://example.com/markets/tencent-gaming-revenue","sd":"Tencent reported quarterly gaming revenue above analyst expectations.","cd":"Tencent Holdings said on Wednesday that revenue from its domestic games grew 15% from a year earlier...","tg":["Tencent","gaming","700"],"mts":["HK","US"],"mt":"stock"}`
@@ -1113,4 +1113,47 @@ func TestClientDecodesThroughDecodeResponse(t *testing.T) {
 	if !errors.As(err, &apiErr) || !strings.Contains(apiErr.Message, "cannot decode data") || apiErr.Path != "/crypto/quotes" {
 		t.Errorf("array data for quotes: got %v, want an *APIError about the data", err)
 	}
+}
+
+// TestTick_WireForm: a tick decodes from the documented example and
+// marshals back to the wire form.
+func TestTick_WireForm(t *testing.T) {
+	t.Parallel()
+	var tk itick.Tick
+	if err := json.Unmarshal([]byte(`{"s":"700","ld":567,"t":1754554087000,"v":"1134500","te":0,"extra":1}`), &tk); err != nil {
+		t.Fatal(err)
+	}
+	want := itick.Tick{Symbol: "700", Last: 567, Time: ms(1754554087000), Volume: 1134500, Session: itick.SessionRegular}
+	if diff := cmp.Diff(want, tk); diff != "" {
+		t.Errorf("Tick (-want +got):\n%s", diff)
+	}
+	b, err := json.Marshal(tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(`{"s":"700","ld":567,"t":1754554087000,"v":1134500,"te":0,"tu":0,"ts":0,"d":0}`, string(b)); diff != "" {
+		t.Errorf("Marshal (-want +got):\n%s", diff)
+	}
+}
+
+// roundTrip decodes data into a T, encodes it, decodes that again and
+// checks the two values are equal.
+func roundTrip[T any](t *testing.T, data []byte) (T, []byte) {
+	t.Helper()
+	var first T
+	if err := json.Unmarshal(data, &first); err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	wire, err := json.Marshal(first)
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	var second T
+	if err := json.Unmarshal(wire, &second); err != nil {
+		t.Fatalf("decode of %s: %v", wire, err)
+	}
+	if diff := cmp.Diff(first, second); diff != "" {
+		t.Errorf("round trip changed the value (-first +second):\n%s\nwire: %s", diff, wire)
+	}
+	return first, wire
 }

@@ -86,26 +86,6 @@ func TestRegion_OpenEnded(t *testing.T) {
 	}
 }
 
-// TestCodes_Escaped: codes with characters that mean something in a query
-// string reach the service intact.
-func TestCodes_Escaped(t *testing.T) {
-	t.Parallel()
-	c, mt := newMockClient(t, testToken)
-	var rec recorder
-	mt.RegisterResponder("GET", mockBase+"/stock/quotes", record(&rec, echoQuotes()))
-	in := []string{"BRK.B", "A&B", "X=Y", "ES#1", "600519.SH", "a b"}
-	got, err := c.Stock.Quotes(t.Context(), itick.RegionUS, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff("BRK.B,A&B,X=Y,ES#1,600519.SH,a b", rec.all()[0].Query.Get("codes")); diff != "" {
-		t.Errorf("codes (-want +got):\n%s", diff)
-	}
-	if len(got) != len(in) {
-		t.Errorf("%d quotes, want %d", len(got), len(in))
-	}
-}
-
 func TestTradingStatusAndSession(t *testing.T) {
 	t.Parallel()
 	var q itick.Quote
@@ -125,27 +105,6 @@ func TestTradingStatusAndSession(t *testing.T) {
 		if got != want {
 			t.Errorf("String() = %q, want %q", got, want)
 		}
-	}
-}
-
-// TestTick_WireForm: a tick decodes from the documented example and
-// marshals back to the wire form.
-func TestTick_WireForm(t *testing.T) {
-	t.Parallel()
-	var tk itick.Tick
-	if err := json.Unmarshal([]byte(`{"s":"700","ld":567,"t":1754554087000,"v":"1134500","te":0,"extra":1}`), &tk); err != nil {
-		t.Fatal(err)
-	}
-	want := itick.Tick{Symbol: "700", Last: 567, Time: ms(1754554087000), Volume: 1134500, Session: itick.SessionRegular}
-	if diff := cmp.Diff(want, tk); diff != "" {
-		t.Errorf("Tick (-want +got):\n%s", diff)
-	}
-	b, err := json.Marshal(tk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(`{"s":"700","ld":567,"t":1754554087000,"v":1134500,"te":0,"tu":0,"ts":0,"d":0}`, string(b)); diff != "" {
-		t.Errorf("Marshal (-want +got):\n%s", diff)
 	}
 }
 

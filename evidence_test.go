@@ -3,15 +3,7 @@ package itick_test
 import (
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp/cmpopts"
-
-	"github.com/d19c4e34/itick"
 )
-
-// ignoreEvidence leaves Body and Header out of a comparison of errors;
-// the tests below check them.
-var ignoreEvidence = cmpopts.IgnoreFields(itick.APIError{}, "Body", "Header")
 
 // noToken fails if s holds the token or any 4-byte piece of it.
 func noToken(t *testing.T, what, s string) {

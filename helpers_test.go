@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/jarcoal/httpmock"
 	"golang.org/x/time/rate"
 
@@ -276,28 +275,6 @@ func query(kv ...string) url.Values {
 		v.Set(kv[i], kv[i+1])
 	}
 	return v
-}
-
-// roundTrip decodes data into a T, encodes it, decodes that again and
-// checks the two values are equal.
-func roundTrip[T any](t *testing.T, data []byte) (T, []byte) {
-	t.Helper()
-	var first T
-	if err := json.Unmarshal(data, &first); err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	wire, err := json.Marshal(first)
-	if err != nil {
-		t.Fatalf("encode: %v", err)
-	}
-	var second T
-	if err := json.Unmarshal(wire, &second); err != nil {
-		t.Fatalf("decode of %s: %v", wire, err)
-	}
-	if diff := cmp.Diff(first, second); diff != "" {
-		t.Errorf("round trip changed the value (-first +second):\n%s\nwire: %s", diff, wire)
-	}
-	return first, wire
 }
 
 // fixtureData returns the data member of a fixture's envelope.

@@ -1,7 +1,6 @@
 package itick_test
 
 import (
-	"context"
 	"net/http"
 	"testing"
 
@@ -38,19 +37,4 @@ func TestNewsDetail_EscapesID(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestNewsDetail_Validate(t *testing.T) {
-	t.Parallel()
-	runBadCalls(t, []xBadCall{
-		{"empty id", "news id is empty", func(ctx context.Context, c *itick.Client) error {
-			return errOnly(c.News.Get(ctx, "  ", "en"))
-		}},
-		{"control id", `"a\x00b"`, func(ctx context.Context, c *itick.Client) error {
-			return errOnly(c.News.Get(ctx, "a\x00b", "en"))
-		}},
-		{"bad lang", "en&x=1", func(ctx context.Context, c *itick.Client) error {
-			return errOnly(c.News.Get(ctx, "id-1", "en&x=1"))
-		}},
-	})
 }

@@ -1,7 +1,6 @@
 package itick_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -12,33 +11,6 @@ import (
 
 	"github.com/d19c4e34/itick"
 )
-
-func TestReference_Validate(t *testing.T) {
-	t.Parallel()
-	runBadCalls(t, []xBadCall{
-		{"Symbols unknown type", "stocks", func(ctx context.Context, c *itick.Client) error {
-			return errOnly(c.Market.Symbols(ctx, "stocks", itick.RegionUS, ""))
-		}},
-		{"Symbols empty type", `""`, func(ctx context.Context, c *itick.Client) error {
-			return errOnly(c.Market.Symbols(ctx, "", itick.RegionUS, ""))
-		}},
-		{"Symbols empty region", "region", func(ctx context.Context, c *itick.Client) error {
-			return errOnly(c.Market.Symbols(ctx, itick.AssetCrypto, "", ""))
-		}},
-		{"Symbols comma code", "A,B", func(ctx context.Context, c *itick.Client) error {
-			return errOnly(c.Market.Symbols(ctx, itick.AssetForex, itick.RegionGB, "A,B"))
-		}},
-		{"Symbols blank code", `"  "`, func(ctx context.Context, c *itick.Client) error {
-			return errOnly(c.Market.Symbols(ctx, itick.AssetFund, itick.RegionUS, "  "))
-		}},
-		{"Status empty region", "region", func(ctx context.Context, c *itick.Client) error {
-			return errOnly(c.Market.Status(ctx, ""))
-		}},
-		{"Status bad region", "H&K", func(ctx context.Context, c *itick.Client) error {
-			return errOnly(c.Market.Status(ctx, "H&K"))
-		}},
-	})
-}
 
 // TestReference_StatusEmptyIsNotFound: a status answer with no entry is
 // ErrNotFound, whether data is null or an empty array.

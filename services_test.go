@@ -1,7 +1,6 @@
 package itick_test
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -44,17 +43,5 @@ func TestServices_NewsAllPages(t *testing.T) {
 	want := append(append([]itick.NewsItem(nil), newsPage1Items...), newsPage2Items...)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("News.All (-want +got):\n%s", diff)
-	}
-}
-
-// TestServices_DepthEmptyDataIsNotFound: a single depth whose data is null
-// is ErrNotFound, not a nil book with a nil error.
-func TestServices_DepthEmptyDataIsNotFound(t *testing.T) {
-	t.Parallel()
-	c, mt := newMockClient(t, testToken)
-	mt.RegisterResponder("GET", mockBase+"/stock/depth", body(200, `{"code":0,"msg":null,"data":null}`))
-	book, err := c.Stock.Depth(t.Context(), itick.RegionHK, "700")
-	if book != nil || !errors.Is(err, itick.ErrNotFound) {
-		t.Fatalf("Depth = %v, %v; want nil and ErrNotFound", book, err)
 	}
 }

@@ -1,7 +1,6 @@
 package itick_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,42 +14,6 @@ import (
 
 	"github.com/d19c4e34/itick"
 )
-
-func TestStockInfo_Validate(t *testing.T) {
-	t.Parallel()
-	runBadCalls(t, []xBadCall{
-		{"Info empty region", "region", func(ctx context.Context, c *itick.Client) error {
-			return errOnly(c.Stock.Info(ctx, "", "AAPL"))
-		}},
-		{"Info empty code", `""`, func(ctx context.Context, c *itick.Client) error {
-			return errOnly(c.Stock.Info(ctx, itick.RegionUS, ""))
-		}},
-		{"Info comma", "AAPL,MSFT", func(ctx context.Context, c *itick.Client) error {
-			return errOnly(c.Stock.Info(ctx, itick.RegionUS, "AAPL,MSFT"))
-		}},
-		{"IPOPage kind", "soon", func(ctx context.Context, c *itick.Client) error {
-			return errOnly(c.Stock.IPOPage(ctx, "soon", itick.RegionUS, 0))
-		}},
-		{"IPOPage region", "region", func(ctx context.Context, c *itick.Client) error {
-			return errOnly(c.Stock.IPOPage(ctx, itick.IPORecent, "", 0))
-		}},
-		{"IPOPage page", "-1", func(ctx context.Context, c *itick.Client) error {
-			return errOnly(c.Stock.IPOPage(ctx, itick.IPORecent, itick.RegionUS, -1))
-		}},
-		{"IPOs kind", `""`, func(ctx context.Context, c *itick.Client) error {
-			for _, err := range c.Stock.IPOs(ctx, "", itick.RegionUS) {
-				return err
-			}
-			return nil
-		}},
-		{"IPOs region", "U.S", func(ctx context.Context, c *itick.Client) error {
-			for _, err := range c.Stock.IPOs(ctx, itick.IPOUpcoming, "U.S") {
-				return err
-			}
-			return nil
-		}},
-	})
-}
 
 // ipoPageBody is a page of n IPOs whose codes start at first.
 func ipoPageBody(page, first, n, totalPages int, last bool) string {

@@ -304,12 +304,16 @@ func validationCases(t *testing.T) []validationCase {
 	return cases
 }
 
-// TestValidationSendsNothing checks every argument of every method: a bad
-// value is ErrInvalidArgument, the error names it, and no request reaches
-// the limiter or the transport.
-func TestValidationSendsNothing(t *testing.T) {
+// TestInvalidArgumentsSendNothing checks every argument of every method:
+// a bad value is ErrInvalidArgument, the error names it, and no request
+// reaches the limiter or the transport (behaviour 1).
+func TestInvalidArgumentsSendNothing(t *testing.T) {
 	t.Parallel()
-	for _, tt := range validationCases(t) {
+	cases := append(validationCases(t), inputCases()...)
+	for _, b := range badCalls() {
+		cases = append(cases, validationCase{b.name, b.call, b.bad})
+	}
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			lim := &countingLimiter{}
@@ -334,9 +338,9 @@ func TestValidationSendsNothing(t *testing.T) {
 	}
 }
 
-// TestValidationAccepts checks the other side: values at the edges of what
+// TestEdgeArgumentsAreSent checks the other side: values at the edges of what
 // is allowed are sent, once.
-func TestValidationAccepts(t *testing.T) {
+func TestEdgeArgumentsAreSent(t *testing.T) {
 	t.Parallel()
 	var cases []validationCase
 	for _, m := range batchMethods {
@@ -385,9 +389,9 @@ func TestValidationAccepts(t *testing.T) {
 	}
 }
 
-// TestValidationNilContext checks that a nil context is refused as an
+// TestNilContextIsInvalid checks that a nil context is refused as an
 // invalid argument rather than a panic.
-func TestValidationNilContext(t *testing.T) {
+func TestNilContextIsInvalid(t *testing.T) {
 	t.Parallel()
 	var nilCtx context.Context
 	var cases []validationCase
@@ -431,5 +435,266 @@ func TestValidationNilContext(t *testing.T) {
 				t.Errorf("%d request(s) reached the transport", n)
 			}
 		})
+	}
+}
+
+// badCall is one call with an invalid argument.
+type badCall struct {
+	name string
+	bad  string // the value the error must name
+	call func(ctx context.Context, c *itick.Client) error
+}
+
+func errOnly[T any](_ T, err error) error { return err }
+
+// badCalls are single calls with one bad argument each, beyond the sweep
+// of validationCases.
+func badCalls() []badCall {
+	ok := []string{"A"}
+	return []badCall{
+		{"Stock.Quote empty region", "region", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Stock.Quote(ctx, "", "700"))
+		}},
+		{"Stock.Quote bad region", "H K", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Stock.Quote(ctx, "H K", "700"))
+		}},
+		{"Crypto.Quote empty code", `" "`, func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Crypto.Quote(ctx, itick.RegionBA, " "))
+		}},
+		{"Forex.Quote comma", "EURUSD,GBPUSD", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Forex.Quote(ctx, itick.RegionGB, "EURUSD,GBPUSD"))
+		}},
+		{"Indices.Quote control", `"SP\x01X"`, func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Indices.Quote(ctx, itick.RegionGB, "SP\x01X"))
+		}},
+		{"Future.Quote bad region", "U/S", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Future.Quote(ctx, "U/S", "NQ"))
+		}},
+		{"Fund.Quote empty code", `""`, func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Fund.Quote(ctx, itick.RegionUS, ""))
+		}},
+		{"Fund.Quotes empty list", "codes is empty", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Fund.Quotes(ctx, itick.RegionUS, nil))
+		}},
+		{"Fund.Quotes comma", "A,B", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Fund.Quotes(ctx, itick.RegionUS, []string{"QQQ", "A,B"}))
+		}},
+		{"Stock.Kline interval", "11", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Stock.Kline(ctx, itick.RegionHK, "700", itick.Interval(11), 10))
+		}},
+		{"Crypto.Kline limit", "0", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Crypto.Kline(ctx, itick.RegionBA, "BTCUSDT", itick.OneDay, 0))
+		}},
+		{"Forex.Kline empty code", `""`, func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Forex.Kline(ctx, itick.RegionGB, "", itick.OneDay, 1))
+		}},
+		{"Indices.Kline region", "region", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Indices.Kline(ctx, "", "SPX", itick.OneDay, 1))
+		}},
+		{"Future.Kline limit", "-3", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Future.Kline(ctx, itick.RegionUS, "NQ", itick.OneDay, -3))
+		}},
+		{"Fund.Kline interval", "0", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Fund.Kline(ctx, itick.RegionUS, "QQQ", 0, 1))
+		}},
+		{"Fund.Klines limit", "0", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Fund.Klines(ctx, itick.RegionUS, ok, itick.OneDay, 0))
+		}},
+		{"Fund.Klines empty code", `""`, func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Fund.Klines(ctx, itick.RegionUS, []string{"QQQ", ""}, itick.OneDay, 1))
+		}},
+		{"Forex.Depth empty code", `""`, func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Forex.Depth(ctx, itick.RegionGB, ""))
+		}},
+		{"Future.Depth region", "region", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Future.Depth(ctx, "", "NQ"))
+		}},
+		{"Fund.Depth comma", "A,B", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Fund.Depth(ctx, itick.RegionUS, "A,B"))
+		}},
+		{"Indices.Depth bad region", "G?B", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Indices.Depth(ctx, "G?B", "SPX"))
+		}},
+		{"Stock.Tick empty code", `""`, func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Stock.Tick(ctx, itick.RegionHK, "", itick.WithQuoteExchange("HKEX")))
+		}},
+		{"Crypto.Tick region", "region", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Crypto.Tick(ctx, "", "BTCUSDT"))
+		}},
+		{"Forex.Tick comma", "A,B", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Forex.Tick(ctx, itick.RegionGB, "A,B"))
+		}},
+		{"Indices.Tick empty", `""`, func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Indices.Tick(ctx, itick.RegionGB, ""))
+		}},
+		{"Future.Tick region", "U S", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Future.Tick(ctx, "U S", "NQ"))
+		}},
+		{"Fund.Tick empty", `""`, func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Fund.Tick(ctx, itick.RegionUS, ""))
+		}},
+		{"Stock.Ticks empty list", "codes is empty", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Stock.Ticks(ctx, itick.RegionUS, []string{}))
+		}},
+		{"Crypto.Ticks comma", "X,Y", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Crypto.Ticks(ctx, itick.RegionBA, []string{"X,Y"}))
+		}},
+		{"Forex.Ticks region", "region", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Forex.Ticks(ctx, "", ok))
+		}},
+		{"Indices.Ticks empty code", "codes[1]", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Indices.Ticks(ctx, itick.RegionGB, []string{"SPX", "  "}))
+		}},
+		{"Future.Ticks empty list", "codes is empty", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Future.Ticks(ctx, itick.RegionUS, nil))
+		}},
+		{"Fund.Ticks region", "F!", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Fund.Ticks(ctx, "F!", ok))
+		}},
+		{"empty id", "news id is empty", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.News.Get(ctx, "  ", "en"))
+		}},
+		{"control id", `"a\x00b"`, func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.News.Get(ctx, "a\x00b", "en"))
+		}},
+		{"bad lang", "en&x=1", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.News.Get(ctx, "id-1", "en&x=1"))
+		}},
+		{"Symbols unknown type", "stocks", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Market.Symbols(ctx, "stocks", itick.RegionUS, ""))
+		}},
+		{"Symbols empty type", `""`, func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Market.Symbols(ctx, "", itick.RegionUS, ""))
+		}},
+		{"Symbols empty region", "region", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Market.Symbols(ctx, itick.AssetCrypto, "", ""))
+		}},
+		{"Symbols comma code", "A,B", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Market.Symbols(ctx, itick.AssetForex, itick.RegionGB, "A,B"))
+		}},
+		{"Symbols blank code", `"  "`, func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Market.Symbols(ctx, itick.AssetFund, itick.RegionUS, "  "))
+		}},
+		{"Status empty region", "region", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Market.Status(ctx, ""))
+		}},
+		{"Status bad region", "H&K", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Market.Status(ctx, "H&K"))
+		}},
+		{"Info empty region", "region", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Stock.Info(ctx, "", "AAPL"))
+		}},
+		{"Info empty code", `""`, func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Stock.Info(ctx, itick.RegionUS, ""))
+		}},
+		{"Info comma", "AAPL,MSFT", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Stock.Info(ctx, itick.RegionUS, "AAPL,MSFT"))
+		}},
+		{"IPOPage kind", "soon", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Stock.IPOPage(ctx, "soon", itick.RegionUS, 0))
+		}},
+		{"IPOPage region", "region", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Stock.IPOPage(ctx, itick.IPORecent, "", 0))
+		}},
+		{"IPOPage page", "-1", func(ctx context.Context, c *itick.Client) error {
+			return errOnly(c.Stock.IPOPage(ctx, itick.IPORecent, itick.RegionUS, -1))
+		}},
+		{"IPOs kind", `""`, func(ctx context.Context, c *itick.Client) error {
+			for _, err := range c.Stock.IPOs(ctx, "", itick.RegionUS) {
+				return err
+			}
+			return nil
+		}},
+		{"IPOs region", "U.S", func(ctx context.Context, c *itick.Client) error {
+			for _, err := range c.Stock.IPOs(ctx, itick.IPOUpcoming, "U.S") {
+				return err
+			}
+			return nil
+		}},
+	}
+}
+
+// inputCases are bad codes, limits and intervals of the batch calls, and
+// bad arguments of the page iterators.
+func inputCases() []validationCase {
+	return []validationCase{
+		{"nil codes", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.Stock.Quotes(ctx, itick.RegionHK, nil)
+			return err
+		}, "codes"},
+		{"empty codes", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{})
+			return err
+		}, "codes"},
+		{"empty code", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700", ""})
+			return err
+		}, `codes[1]`},
+		{"blank code", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.Crypto.Depths(ctx, itick.RegionBA, []string{"BTCUSDT", "   "})
+			return err
+		}, `"   "`},
+		{"code with comma", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.Forex.Quotes(ctx, itick.RegionGB, []string{"EURUSD,GBPUSD"})
+			return err
+		}, `"EURUSD,GBPUSD"`},
+		{"single depth empty code", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.Stock.Depth(ctx, itick.RegionHK, " ")
+			return err
+		}, "empty"},
+		{"single depth code with comma", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.Crypto.Depth(ctx, itick.RegionBA, "BTCUSDT,ETHUSDT")
+			return err
+		}, `"BTCUSDT,ETHUSDT"`},
+		{"kline limit 0", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.Stock.Klines(ctx, itick.RegionHK, []string{"700"}, itick.OneDay, 0)
+			return err
+		}, "0"},
+		{"kline limit negative", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.Indices.Klines(ctx, itick.RegionGB, []string{"SPX"}, itick.OneDay, -5)
+			return err
+		}, "-5"},
+		{"interval 0", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.Future.Klines(ctx, itick.RegionUS, []string{"NQ"}, itick.Interval(0), 10)
+			return err
+		}, "interval 0"},
+		{"interval 11", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.Forex.Klines(ctx, itick.RegionGB, []string{"EURUSD"}, itick.Interval(11), 10)
+			return err
+		}, "interval 11"},
+		{"empty region batch", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.Fund.Depths(ctx, "", []string{"SPY"})
+			return err
+		}, "region"},
+		{"empty region depth", func(ctx context.Context, c *itick.Client) error { _, err := c.Stock.Depth(ctx, "", "700"); return err }, "region"},
+		{"empty region klines", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.Crypto.Klines(ctx, "", []string{"BTCUSDT"}, itick.OneMinute, 1)
+			return err
+		}, "region"},
+		{"empty region split", func(ctx context.Context, c *itick.Client) error { _, err := c.Stock.SplitPage(ctx, "", 0); return err }, "region"},
+		{"negative split page", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.Stock.SplitPage(ctx, itick.RegionUS, -1)
+			return err
+		}, "-1"},
+		{"negative news limit", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.News.List(ctx, itick.NewsQuery{Market: "stock", Lang: "en", Limit: -3})
+			return err
+		}, "-3"},
+		{"news without market", func(ctx context.Context, c *itick.Client) error {
+			_, err := c.News.List(ctx, itick.NewsQuery{Lang: "en"})
+			return err
+		}, "Market"},
+		{"splits iterator empty region", func(ctx context.Context, c *itick.Client) error {
+			for _, err := range c.Stock.Splits(ctx, "") {
+				return err
+			}
+			return nil
+		}, "region"},
+		{"news iterator negative limit", func(ctx context.Context, c *itick.Client) error {
+			for _, err := range c.News.All(ctx, itick.NewsQuery{Market: "stock", Lang: "en", Limit: -1}) {
+				return err
+			}
+			return nil
+		}, "-1"},
 	}
 }
