@@ -2,9 +2,7 @@ package itick_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -125,101 +123,6 @@ func TestAlign_UncoveredMarketIsNotFound(t *testing.T) {
 	// The covered region still answers.
 	if q, err := c.Stock.Quote(ctx, itick.RegionUS, "AAPL"); err != nil || q.Symbol != "AAPL" {
 		t.Fatalf("covered region: %v, %v", q, err)
-	}
-}
-
-// TestAlign_NewsLimitRequired: the simulator refuses a news request without
-// limit, as the service does, and News.List and News.All with Limit 0 send
-// DefaultNewsLimit, so they work against it.
-func TestAlign_NewsLimitRequired(t *testing.T) {
-	t.Parallel()
-	c, srv := newSimClient(t, nil)
-	ctx := t.Context()
-	p, err := c.News.List(ctx, itick.NewsQuery{Market: "stock", Lang: "en"})
-	if err != nil {
-		t.Fatalf("List with Limit 0: %v", err)
-	}
-	if len(p.Items) != itick.DefaultNewsLimit {
-		t.Errorf("List gave %d items, want DefaultNewsLimit (%d)", len(p.Items), itick.DefaultNewsLimit)
-	}
-	n := 0
-	for _, err := range c.News.All(ctx, itick.NewsQuery{Market: "stock", Lang: "en"}) {
-		if err != nil {
-			t.Fatalf("All with Limit 0: %v", err)
-		}
-		if n++; n == 2*itick.DefaultNewsLimit+1 {
-			break
-		}
-	}
-	if n != 2*itick.DefaultNewsLimit+1 {
-		t.Errorf("All gave %d items, want at least %d", n, 2*itick.DefaultNewsLimit+1)
-	}
-	for _, r := range srv.Requests() {
-		if r.Path == "/news" && r.Query.Get("limit") != "20" {
-			t.Errorf("request %s?%s, want limit=20", r.Path, r.Query.Encode())
-		}
-	}
-	// What the simulator answers without limit: the envelope error of a
-	// missing required parameter.
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/news?market=stock&lang=en", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("token", srv.Token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var env struct {
-		Code int    `json:"code"`
-		Msg  string `json:"msg"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
-		t.Fatal(err)
-	}
-	if env.Code != markettest.CodeBadRequest || !strings.Contains(env.Msg, "limit") {
-		t.Errorf("news without limit: %+v, want code %d naming limit", env, markettest.CodeBadRequest)
-	}
-}
-
-// TestAlign_HolidaysOfRegion: HolidaysOf asks /symbol/v2/holidays for one
-// region with code=, and gets that region's calendar only; Holidays still
-// asks for every market.
-func TestAlign_HolidaysOfRegion(t *testing.T) {
-	t.Parallel()
-	c, srv := newSimClient(t, nil)
-	ctx := t.Context()
-	all, err := c.Market.Holidays(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(all) < 2 {
-		t.Fatalf("Holidays gave %d calendars, want every market's", len(all))
-	}
-	for _, region := range []itick.Region{itick.RegionUS, itick.RegionHK} {
-		hs, err := c.Market.HolidaysOf(ctx, region)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var markets []string
-		for _, h := range hs {
-			markets = append(markets, h.Market)
-		}
-		if len(hs) != 1 || hs[0].Market != string(region) || len(hs[0].Dates) == 0 {
-			t.Errorf("HolidaysOf(%s) gave the calendars of %v, want %s's only", region, markets, region)
-		}
-	}
-	if _, err := c.Market.HolidaysOf(ctx, ""); !errors.Is(err, itick.ErrInvalidArgument) {
-		t.Errorf("HolidaysOf(\"\") = %v, want ErrInvalidArgument", err)
-	}
-	var sent []string
-	for _, r := range srv.Requests() {
-		sent = append(sent, r.Path+"?"+r.Query.Encode())
-	}
-	want := []string{"/symbol/v2/holidays?", "/symbol/v2/holidays?code=US", "/symbol/v2/holidays?code=HK"}
-	if strings.Join(sent, " ") != strings.Join(want, " ") {
-		t.Errorf("requests %q, want %q", sent, want)
 	}
 }
 

@@ -4,17 +4,57 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/d19c4e34/itick"
+	"github.com/google/go-cmp/cmp"
 )
 
-// TestReference_StatusEmptyIsNotFound: a status answer with no entry is
+// TestHolidaysOfRegion: HolidaysOf asks /symbol/v2/holidays for one
+// region with code=, and gets that region's calendar only; Holidays still
+// asks for every market.
+func TestHolidaysOfRegion(t *testing.T) {
+	t.Parallel()
+	c, srv := newSimClient(t, nil)
+	ctx := t.Context()
+	all, err := c.Market.Holidays(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 2 {
+		t.Fatalf("Holidays gave %d calendars, want every market's", len(all))
+	}
+	for _, region := range []itick.Region{itick.RegionUS, itick.RegionHK} {
+		hs, err := c.Market.HolidaysOf(ctx, region)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var markets []string
+		for _, h := range hs {
+			markets = append(markets, h.Market)
+		}
+		if len(hs) != 1 || hs[0].Market != string(region) || len(hs[0].Dates) == 0 {
+			t.Errorf("HolidaysOf(%s) gave the calendars of %v, want %s's only", region, markets, region)
+		}
+	}
+	if _, err := c.Market.HolidaysOf(ctx, ""); !errors.Is(err, itick.ErrInvalidArgument) {
+		t.Errorf("HolidaysOf(\"\") = %v, want ErrInvalidArgument", err)
+	}
+	var sent []string
+	for _, r := range srv.Requests() {
+		sent = append(sent, r.Path+"?"+r.Query.Encode())
+	}
+	want := []string{"/symbol/v2/holidays?", "/symbol/v2/holidays?code=US", "/symbol/v2/holidays?code=HK"}
+	if strings.Join(sent, " ") != strings.Join(want, " ") {
+		t.Errorf("requests %q, want %q", sent, want)
+	}
+}
+
+// TestMarketStatusEmptyIsNotFound: a status answer with no entry is
 // ErrNotFound, whether data is null or an empty array.
-func TestReference_StatusEmptyIsNotFound(t *testing.T) {
+func TestMarketStatusEmptyIsNotFound(t *testing.T) {
 	t.Parallel()
 	for _, data := range []string{"null", "[]"} {
 		t.Run(data, func(t *testing.T) {
@@ -29,8 +69,8 @@ func TestReference_StatusEmptyIsNotFound(t *testing.T) {
 	}
 }
 
-// TestReference_HolidayDates covers the shapes the date list may take.
-func TestReference_HolidayDates(t *testing.T) {
+// TestHolidayDates covers the shapes the date list may take.
+func TestHolidayDates(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		v       string
@@ -60,8 +100,8 @@ func TestReference_HolidayDates(t *testing.T) {
 	}
 }
 
-// TestReference_MarketStatusOpen: o arrives as a boolean or as a string.
-func TestReference_MarketStatusOpen(t *testing.T) {
+// TestMarketStatusOpen: o arrives as a boolean or as a string.
+func TestMarketStatusOpen(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]bool{`true`: true, `"true"`: true, `false`: false, `"false"`: false, `null`: false} {
 		var s itick.MarketStatus
