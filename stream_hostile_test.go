@@ -128,8 +128,6 @@ func greet(ctx context.Context, c *websocket.Conn) error {
 	return hsend(ctx, c, `{"code":1,"resAc":"auth","msg":"authenticated"}`)
 }
 
-const okAck = `{"code":1,"resAc":"subscribe","msg":"subscribe Successfully"}`
-
 // answer serves requests until the connection ends: pongs for pings, and
 // for subscribe and unsubscribe what ack returns (nothing when it returns "").
 func answer(ctx context.Context, c *websocket.Conn, ack func(streamRequest) string) {
@@ -470,118 +468,6 @@ func TestStream_FlappingServerBacksOff(t *testing.T) {
 			t.Errorf("reconnection %d came %s after the drop, want at least %s", i, gap, least)
 		}
 	}
-}
-
-// held is a wsHost that accepts everything except what hold picks: those
-// acknowledgements wait until the test releases them.
-type held struct {
-	*wsHost
-	got     chan streamRequest // every subscribe and unsubscribe, in order
-	release chan string        // the reply to a held request
-	hold    func(streamRequest) bool
-}
-
-func newHeld(hold func(streamRequest) bool) *held {
-	h := &held{got: make(chan streamRequest, 100), release: make(chan string), hold: hold}
-	h.wsHost = newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
-		if greet(ctx, c) != nil {
-			return
-		}
-		answer(ctx, c, func(req streamRequest) string {
-			h.got <- req
-			if !h.hold(req) {
-				return acceptAll(req)
-			}
-			select {
-			case reply := <-h.release:
-				return reply
-			case <-ctx.Done():
-				return ""
-			}
-		})
-	})
-	return h
-}
-
-// TestStream_CancelledSubscribeStaysConsistent: a Subscribe whose ctx ends
-// after its request went out still takes its acknowledgement; the
-// service has the product, so the client keeps it, counts it and renews it.
-func TestStream_CancelledSubscribeStaysConsistent(t *testing.T) {
-	t.Parallel()
-	var once atomic.Bool
-	h := newHeld(func(req streamRequest) bool { return req.Params == "X$HK" && once.CompareAndSwap(false, true) })
-	s, err := newServerClient(t, httptest.NewServer(h), simToken).Stream(within(t), itick.AssetStock, itick.WithReconnectBackoff(0, time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ctx, cancel := context.WithCancel(within(t))
-	errc := make(chan error, 1)
-	go func() { errc <- s.Subscribe(ctx, []string{"X$HK"}, itick.ChannelQuote) }()
-	if req := recv(t, h.got, "the subscribe"); req.Params != "X$HK" {
-		t.Fatalf("first request %+v", req)
-	}
-	cancel()
-	if err := recv(t, errc, "Subscribe to return"); !errors.Is(err, context.Canceled) {
-		t.Fatalf("Subscribe = %v, want context.Canceled", err)
-	}
-	h.release <- okAck
-	eventually(t, "the late acknowledgement to count", func() bool { return s.Stats().Symbols == 1 })
-
-	// The next request is answered by its own acknowledgement.
-	if err := s.Subscribe(within(t), []string{"Y$HK"}, itick.ChannelTick); err != nil {
-		t.Fatal(err)
-	}
-	recv(t, h.got, "the second subscribe")
-	h.DropAllConns()
-	gap := next(t, s, func(ev itick.Event) bool { _, ok := ev.(itick.GapEvent); return ok }).(itick.GapEvent)
-	if got := strings.Join(gap.Symbols, ","); got != "X$HK,Y$HK" {
-		t.Errorf("gap lists %s, want X$HK,Y$HK", got)
-	}
-	renewed := map[string]string{}
-	for len(renewed) < 2 {
-		req := recv(t, h.got, "the renewals")
-		renewed[req.Params] = req.Types
-	}
-	if renewed["X$HK"] != "quote" || renewed["Y$HK"] != "tick" {
-		t.Errorf("renewed %v, want X$HK quote and Y$HK tick", renewed)
-	}
-}
-
-// TestStream_LateAckIsNotTakenForTheNext: the acknowledgement of a request
-// whose caller gave up is not the answer to the next request.
-func TestStream_LateAckIsNotTakenForTheNext(t *testing.T) {
-	t.Parallel()
-	h := newHeld(func(req streamRequest) bool { return true })
-	s, err := newServerClient(t, httptest.NewServer(h), simToken).Stream(within(t), itick.AssetStock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ctx, cancel := context.WithCancel(within(t))
-	errc := make(chan error, 1)
-	go func() { errc <- s.Subscribe(ctx, []string{"X$HK"}, itick.ChannelQuote) }()
-	recv(t, h.got, "the first subscribe")
-	cancel()
-	recv(t, errc, "the first Subscribe to return")
-
-	go func() { errc <- s.Subscribe(within(t), []string{"Y$HK"}, itick.ChannelQuote) }()
-	// Only one request may await an acknowledgement: the second must not
-	// go out before the first is answered. The host answers the first
-	// when the second arrives, or after a while.
-	select {
-	case req := <-h.got:
-		t.Errorf("%s %s went out while another awaited its acknowledgement", req.Ac, req.Params)
-	case <-time.After(100 * time.Millisecond):
-	}
-	h.release <- okAck // X accepted
-	recv(t, h.got, "the second subscribe")
-	h.release <- `{"code":0,"resAc":"subscribe","msg":"exceeding the maximum subscription limit"}` // Y refused
-	err = recv(t, errc, "the second Subscribe to return")
-	if !errors.Is(err, itick.ErrPlanLimit) {
-		t.Errorf("refused Subscribe = %v, want ErrPlanLimit", err)
-	}
-	eventually(t, "X to count", func() bool { return s.Stats().Symbols == 1 })
 }
 
 // TestStream_ToleratesDataShapes: an acknowledgement with "data":[] and a

@@ -4,13 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/stream"
 	"github.com/d19c4e34/itick/internal/testutil"
@@ -396,64 +403,6 @@ func TestStream_Unsubscribe(t *testing.T) {
 	}
 }
 
-func TestStream_SlowConsumer(t *testing.T) {
-	t.Parallel()
-	const buf = 8
-	tests := []struct {
-		policy itick.Overflow
-		// want picks the values of Last that stay, given how many were pushed.
-		want func(pushed int) []float64
-	}{
-		{itick.DropOldest, func(n int) []float64 { return seq(n-buf+1, n) }},
-		{itick.DropNewest, func(int) []float64 { return seq(1, buf) }},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprint(tt.policy), func(t *testing.T) {
-			t.Parallel()
-			src := &countingSource{}
-			sim := streamSim(wssim.Config{Source: src, PushInterval: time.Millisecond})
-			c := newServerClient(t, httptest.NewServer(sim), simToken)
-			s := openStream(t, c, "stock", itick.WithBuffer(buf, tt.policy))
-			if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
-				t.Fatal(err)
-			}
-			// Nobody reads: the buffer fills and the policy drops.
-			eventually(t, "overflow", func() bool { return s.Stats().Events >= 5*buf })
-			sim.SetPaused(true)
-			var pushed int64
-			eventually(t, "the last push", func() bool {
-				pushed = sim.Pushes()
-				return s.Stats().Events == uint64(pushed)
-			})
-			var got []float64
-			for len(s.Events()) > 0 {
-				got = append(got, (<-s.Events()).(itick.QuoteEvent).Quote.Last)
-			}
-			if diff := cmp.Diff(tt.want(int(pushed)), got); diff != "" {
-				t.Errorf("delivered (-want +got):\n%s", diff)
-			}
-			if want := uint64(pushed) - buf; s.Dropped() != want {
-				t.Errorf("Dropped = %d, want %d of %d", s.Dropped(), want, pushed)
-			}
-		})
-	}
-}
-
-func seq(from, to int) []float64 {
-	var out []float64
-	for i := from; i <= to; i++ {
-		out = append(out, float64(i))
-	}
-	return out
-}
-
-// countingSource numbers its bars 1, 2, 3... in Last.
-type countingSource struct{ n atomic.Int64 }
-
-func (c *countingSource) Next(_, _ string, now time.Time) wssim.Bar {
-	return wssim.Bar{Time: now, Last: float64(c.n.Add(1))}
-}
-
 func TestStream_AuthRefused(t *testing.T) {
 	t.Parallel()
 	sim := streamSim(wssim.Config{})
@@ -527,34 +476,6 @@ func TestStream_CloseLeavesNoGoroutine(t *testing.T) {
 	}
 }
 
-func TestStreamURL(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		base string
-		opts []itick.StreamOption
-		want string
-	}{
-		{"https://api.itick.org", nil, "wss://api.itick.org/stock"},
-		{"http://127.0.0.1:8080/prefix/", nil, "ws://127.0.0.1:8080/prefix/stock"},
-		{"https://api.itick.org", []itick.StreamOption{itick.WithStreamURL("wss://stream.example.com/ws/")}, "wss://stream.example.com/ws/stock"},
-		{"https://api.itick.org", []itick.StreamOption{itick.WithStreamURL("http://localhost:9")}, "ws://localhost:9/stock"},
-	}
-	for _, tt := range tests {
-		c, err := itick.NewClient("tok", itick.WithBaseURL(tt.base))
-		if err != nil {
-			t.Fatal(err)
-		}
-		u, err := itick.StreamURL(c, tt.opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u.Path += "/stock"
-		if got := u.String(); got != tt.want {
-			t.Errorf("base %s: URL = %s, want %s", tt.base, got, tt.want)
-		}
-	}
-}
-
 func TestStream_TokenStaysOutOfLogsAndErrors(t *testing.T) {
 	t.Parallel()
 	sim := streamSim(wssim.Config{PushInterval: 5 * time.Millisecond})
@@ -610,5 +531,606 @@ func TestStream_SubscribeWhileReconnecting(t *testing.T) {
 	next(t, s, func(ev itick.Event) bool { q, ok := ev.(itick.QuoteEvent); return ok && q.Code == "700" })
 	if n := sim.Subscriptions(); n != 2 {
 		t.Errorf("server has %d products, want 2", n)
+	}
+}
+
+// A nil context is ErrInvalidArgument at every entry point of a Stream, as
+// it is for the REST calls; it never panics, in the caller's goroutine or
+// the SDK's.
+func TestStream_RefusesANilContext(t *testing.T) {
+	t.Parallel()
+	h := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
+		wsSend(ctx, c, `{"code":1,"resAc":"auth","msg":"authenticated"}`)
+		c.Read(ctx)
+	})
+	c := newServerClient(t, httptest.NewServer(h), "pending-token-0123456789")
+	//lint:ignore SA1012 a nil context is what this test passes
+	if _, err := c.Stream(nil, itick.AssetStock); !errors.Is(err, itick.ErrInvalidArgument) { //nolint:staticcheck
+		t.Errorf("Stream(nil) = %v, want ErrInvalidArgument", err)
+	}
+	s, err := c.Stream(context.Background(), itick.AssetStock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	//lint:ignore SA1012 a nil context is what this test passes
+	if err := s.Subscribe(nil, []string{"700$HK"}, itick.ChannelQuote); !errors.Is(err, itick.ErrInvalidArgument) { //nolint:staticcheck
+		t.Errorf("Subscribe(nil) = %v, want ErrInvalidArgument", err)
+	}
+	//lint:ignore SA1012 a nil context is what this test passes
+	if err := s.Unsubscribe(nil, []string{"700$HK"}); !errors.Is(err, itick.ErrInvalidArgument) { //nolint:staticcheck
+		t.Errorf("Unsubscribe(nil) = %v, want ErrInvalidArgument", err)
+	}
+}
+
+// Behaviour 18: a lost connection is reported at once, once, by a
+// DisconnectEvent and StreamStats.Down, however many reconnections fail;
+// by the time the GapEvent arrives, Down no longer counts it.
+func TestStream_ReportsALostConnectionAtOnce(t *testing.T) {
+	t.Parallel()
+	drop, release := make(chan struct{}), make(chan struct{})
+	h := newWSHost(func(ctx context.Context, n int64, _ *http.Request, c *websocket.Conn) {
+		switch {
+		case n == 1:
+			wsSend(ctx, c, wsAuthOK)
+			go wsAnswer(ctx, c, func(string) { wsSend(ctx, c, quotePush(1)) })
+			select {
+			case <-drop:
+			case <-ctx.Done():
+			}
+		case n < 4: // reconnections that fail
+		default:
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return
+			}
+			wsSend(ctx, c, wsAuthOK)
+			wsAnswer(ctx, c, nil)
+		}
+	})
+	c := newServerClient(t, httptest.NewServer(h), "stream-token-0123456789")
+	s := streamOf(t, c)
+	if err := s.Subscribe(context.Background(), []string{"700$HK"}, itick.ChannelQuote); err != nil {
+		t.Fatal(err)
+	}
+	nextOf[itick.QuoteEvent](t, s)
+	close(drop)
+	d, _ := nextOf[itick.DisconnectEvent](t, s)
+	if d.Conn != 0 || d.Reason == nil || d.At.IsZero() || !slices.Equal(d.Symbols, []string{"700$HK"}) {
+		t.Errorf("DisconnectEvent = %+v", d)
+	}
+	if st := s.Stats(); st.Down != 1 || st.Conns != 0 {
+		t.Errorf("Stats while down = %+v, want Down 1, Conns 0", st)
+	}
+	for h.conns.Load() < 4 {
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	g, skipped := nextOf[itick.GapEvent](t, s)
+	if st := s.Stats(); st.Down != 0 {
+		t.Errorf("Stats when the gap arrives = %+v, want Down 0", st)
+	}
+	for _, ev := range skipped {
+		if _, ok := ev.(itick.DisconnectEvent); ok {
+			t.Errorf("a second DisconnectEvent for one lost connection: %+v", ev)
+		}
+	}
+	if !g.From.Equal(d.At) || !slices.Equal(g.Symbols, d.Symbols) {
+		t.Errorf("GapEvent %+v does not match DisconnectEvent %+v", g, d)
+	}
+}
+
+// closeTracked is a connection that says when it is closed.
+type closeTracked struct {
+	net.Conn
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (c *closeTracked) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return c.Conn.Close()
+}
+
+// TestStream_LateHandshakeDialIsClosed: a reconnection's dial that
+// finishes after Close leaves no connection behind. net/http finishes a
+// dial whose request was cancelled and keeps the connection idle for a
+// later request; in the Client's pool, that connection and the goroutines
+// serving it outlived the Stream.
+func TestStream_LateHandshakeDialIsClosed(t *testing.T) {
+	t.Parallel()
+	h := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
+		if greet(ctx, c) == nil {
+			answer(ctx, c, acceptAll)
+		}
+	})
+	var (
+		dials   atomic.Int64
+		dialing = make(chan struct{}, 1)
+		release = make(chan struct{})
+		late    = make(chan *closeTracked, 1)
+		d       net.Dialer
+	)
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if dials.Add(1) == 1 {
+			return d.DialContext(ctx, network, addr)
+		}
+		// Later dials finish only once the test says so, whatever their
+		// context, as a slow network would.
+		select {
+		case dialing <- struct{}{}:
+		default:
+		}
+		<-release
+		c, err := d.DialContext(context.Background(), network, addr)
+		if err != nil {
+			return nil, err
+		}
+		tc := &closeTracked{Conn: c, closed: make(chan struct{})}
+		select {
+		case late <- tc:
+		default:
+		}
+		return tc, nil
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	c := newServerClient(t, httptest.NewServer(h), simToken, itick.WithHTTPClient(&http.Client{Transport: tr}))
+	s, err := c.Stream(within(t), itick.AssetStock, itick.WithReconnectBackoff(0, time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
+		t.Fatal(err)
+	}
+	h.DropAllConns()
+	recv(t, dialing, "the reconnection's dial")
+	s.Close()
+	close(release)
+	tc := recv(t, late, "the late dial to finish")
+	recv(t, tc.closed, "the connection dialed after Close to be closed")
+}
+
+const okAck = `{"code":1,"resAc":"subscribe","msg":"subscribe Successfully"}`
+
+// held is a wsHost that accepts everything except what hold picks: those
+// acknowledgements wait until the test releases them.
+type held struct {
+	*wsHost
+	got     chan streamRequest // every subscribe and unsubscribe, in order
+	release chan string        // the reply to a held request
+	hold    func(streamRequest) bool
+}
+
+func newHeld(hold func(streamRequest) bool) *held {
+	h := &held{got: make(chan streamRequest, 100), release: make(chan string), hold: hold}
+	h.wsHost = newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
+		if greet(ctx, c) != nil {
+			return
+		}
+		answer(ctx, c, func(req streamRequest) string {
+			h.got <- req
+			if !h.hold(req) {
+				return acceptAll(req)
+			}
+			select {
+			case reply := <-h.release:
+				return reply
+			case <-ctx.Done():
+				return ""
+			}
+		})
+	})
+	return h
+}
+
+// TestStream_CancelledSubscribeStaysConsistent: a Subscribe whose ctx ends
+// after its request went out still takes its acknowledgement; the
+// service has the product, so the client keeps it, counts it and renews it.
+func TestStream_CancelledSubscribeStaysConsistent(t *testing.T) {
+	t.Parallel()
+	var once atomic.Bool
+	h := newHeld(func(req streamRequest) bool { return req.Params == "X$HK" && once.CompareAndSwap(false, true) })
+	s, err := newServerClient(t, httptest.NewServer(h), simToken).Stream(within(t), itick.AssetStock, itick.WithReconnectBackoff(0, time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(within(t))
+	errc := make(chan error, 1)
+	go func() { errc <- s.Subscribe(ctx, []string{"X$HK"}, itick.ChannelQuote) }()
+	if req := recv(t, h.got, "the subscribe"); req.Params != "X$HK" {
+		t.Fatalf("first request %+v", req)
+	}
+	cancel()
+	if err := recv(t, errc, "Subscribe to return"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Subscribe = %v, want context.Canceled", err)
+	}
+	h.release <- okAck
+	eventually(t, "the late acknowledgement to count", func() bool { return s.Stats().Symbols == 1 })
+
+	// The next request is answered by its own acknowledgement.
+	if err := s.Subscribe(within(t), []string{"Y$HK"}, itick.ChannelTick); err != nil {
+		t.Fatal(err)
+	}
+	recv(t, h.got, "the second subscribe")
+	h.DropAllConns()
+	gap := next(t, s, func(ev itick.Event) bool { _, ok := ev.(itick.GapEvent); return ok }).(itick.GapEvent)
+	if got := strings.Join(gap.Symbols, ","); got != "X$HK,Y$HK" {
+		t.Errorf("gap lists %s, want X$HK,Y$HK", got)
+	}
+	renewed := map[string]string{}
+	for len(renewed) < 2 {
+		req := recv(t, h.got, "the renewals")
+		renewed[req.Params] = req.Types
+	}
+	if renewed["X$HK"] != "quote" || renewed["Y$HK"] != "tick" {
+		t.Errorf("renewed %v, want X$HK quote and Y$HK tick", renewed)
+	}
+}
+
+// TestStream_LateAckIsNotTakenForTheNext: the acknowledgement of a request
+// whose caller gave up is not the answer to the next request.
+func TestStream_LateAckIsNotTakenForTheNext(t *testing.T) {
+	t.Parallel()
+	h := newHeld(func(req streamRequest) bool { return true })
+	s, err := newServerClient(t, httptest.NewServer(h), simToken).Stream(within(t), itick.AssetStock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(within(t))
+	errc := make(chan error, 1)
+	go func() { errc <- s.Subscribe(ctx, []string{"X$HK"}, itick.ChannelQuote) }()
+	recv(t, h.got, "the first subscribe")
+	cancel()
+	recv(t, errc, "the first Subscribe to return")
+
+	go func() { errc <- s.Subscribe(within(t), []string{"Y$HK"}, itick.ChannelQuote) }()
+	// Only one request may await an acknowledgement: the second must not
+	// go out before the first is answered. The host answers the first
+	// when the second arrives, or after a while.
+	select {
+	case req := <-h.got:
+		t.Errorf("%s %s went out while another awaited its acknowledgement", req.Ac, req.Params)
+	case <-time.After(100 * time.Millisecond):
+	}
+	h.release <- okAck // X accepted
+	recv(t, h.got, "the second subscribe")
+	h.release <- `{"code":0,"resAc":"subscribe","msg":"exceeding the maximum subscription limit"}` // Y refused
+	err = recv(t, errc, "the second Subscribe to return")
+	if !errors.Is(err, itick.ErrPlanLimit) {
+		t.Errorf("refused Subscribe = %v, want ErrPlanLimit", err)
+	}
+	eventually(t, "X to count", func() bool { return s.Stats().Symbols == 1 })
+}
+
+// clientView is what the Stream holds as subscribed: each product's
+// acknowledged channels.
+func clientView(s *itick.Stream) map[string][]string { return itick.StreamSubscriptions(s) }
+
+// serviceView is what the simulator holds, over every connection.
+func serviceView(sim *wssim.Server) map[string][]string {
+	out := make(map[string][]string)
+	for _, conn := range sim.ConnSubscriptions() {
+		for sym, types := range conn {
+			out[sym] = slices.Compact(slices.Sorted(slices.Values(append(out[sym], types...))))
+		}
+	}
+	return out
+}
+
+// TestStream_SubscriptionsMatchService runs random sequences of
+// subscribes, unsubscribes, cancelled subscribes and dropped connections,
+// and checks after each step that the client's view of what is subscribed
+// comes to equal the service's.
+func TestStream_SubscriptionsMatchService(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(4) {
+		t.Run("", func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(seed, 7))
+			sim := streamSim(wssim.Config{PushInterval: time.Hour})
+			c := newServerClient(t, httptest.NewServer(sim), simToken)
+			s := openStream(t, c, itick.AssetStock, itick.WithSymbolsPerConn(3), itick.WithMaxConns(3),
+				itick.WithReconnectBackoff(0, 2*time.Millisecond))
+			syms := []string{"A$HK", "B$HK", "C$HK", "D$HK", "E$HK", "F$HK", "G$HK", "H$HK"}
+			chans := []itick.Channel{itick.ChannelQuote, itick.ChannelTick, itick.ChannelDepth}
+			pick := func() ([]string, []itick.Channel) {
+				var ss []string
+				for _, sym := range syms {
+					if rng.IntN(3) == 0 {
+						ss = append(ss, sym)
+					}
+				}
+				if len(ss) == 0 {
+					ss = syms[:1]
+				}
+				var cs []itick.Channel
+				for _, ch := range chans {
+					if rng.IntN(2) == 0 {
+						cs = append(cs, ch)
+					}
+				}
+				return ss, cs
+			}
+			for step := range 60 {
+				ss, cs := pick()
+				var what string
+				switch op := rng.IntN(10); {
+				case op < 4:
+					what = "subscribe"
+					if len(cs) == 0 {
+						cs = chans[:1]
+					}
+					err := s.Subscribe(within(t), ss, cs...)
+					if err != nil && !errors.Is(err, itick.ErrPlanLimit) {
+						t.Fatalf("step %d: Subscribe(%v, %v): %v", step, ss, cs, err)
+					}
+				case op < 6:
+					what = "cancelled subscribe"
+					if len(cs) == 0 {
+						cs = chans[:1]
+					}
+					ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rng.IntN(2000))*time.Microsecond)
+					s.Subscribe(ctx, ss, cs...)
+					cancel()
+				case op < 8:
+					what = "unsubscribe"
+					if err := s.Unsubscribe(within(t), ss, cs...); err != nil {
+						t.Fatalf("step %d: Unsubscribe(%v, %v): %v", step, ss, cs, err)
+					}
+				case op < 9:
+					what = "drop"
+					sim.DropAll()
+				default:
+					what = "drop during a subscribe"
+					if len(cs) == 0 {
+						cs = chans[:1]
+					}
+					done := make(chan struct{})
+					go func() {
+						defer close(done)
+						ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+						defer cancel()
+						s.Subscribe(ctx, ss, cs...)
+					}()
+					sim.DropAll()
+					<-done
+				}
+				var c, v map[string][]string
+				ctx := within(t)
+				for {
+					c, v = clientView(s), serviceView(sim)
+					if cmp.Equal(c, v) && s.Stats().Symbols == len(c) && s.Stats().Conns == len(sim.ConnSubscriptions()) {
+						break
+					}
+					select {
+					case <-ctx.Done():
+						t.Fatalf("step %d (%s %v %v): client and service disagree (-client +service):\n%s\nStats %+v, service conns %d",
+							step, what, ss, cs, cmp.Diff(c, v), s.Stats(), len(sim.ConnSubscriptions()))
+					case <-time.After(2 * time.Millisecond):
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestStream_UnsubscribeWithdrawsWaitingSubscribe: a Subscribe waiting for
+// the connection to come back, then an Unsubscribe of the same product,
+// leaves nothing subscribed anywhere.
+func TestStream_UnsubscribeWithdrawsWaitingSubscribe(t *testing.T) {
+	t.Parallel()
+	sim := streamSim(wssim.Config{PushInterval: time.Hour})
+	c := newServerClient(t, httptest.NewServer(sim), simToken)
+	s := openStream(t, c, itick.AssetStock, itick.WithDialTimeout(200*time.Millisecond), itick.WithReconnectBackoff(0, time.Millisecond))
+	if err := s.Subscribe(within(t), []string{"A$HK"}, itick.ChannelQuote); err != nil {
+		t.Fatal(err)
+	}
+	sim.SetSilent(true) // reconnections hang before authentication
+	sim.DropAll()
+	eventually(t, "the connection to go down", func() bool { return s.Stats().Conns == 0 })
+
+	errc := make(chan error, 1)
+	go func() { errc <- s.Subscribe(within(t), []string{"X$HK"}, itick.ChannelQuote) }()
+	eventually(t, "the Subscribe to wait", func() bool { return itick.StreamHolds(s, "X$HK") })
+	if err := s.Unsubscribe(within(t), []string{"X$HK"}); err != nil {
+		t.Fatal(err)
+	}
+	sim.SetSilent(false)
+	if err := recv(t, errc, "the withdrawn Subscribe to return"); err != nil {
+		t.Errorf("withdrawn Subscribe = %v", err)
+	}
+	// Requests go out in order: once B is acknowledged, any subscribe of
+	// X would have reached the service.
+	if err := s.Subscribe(within(t), []string{"B$HK"}, itick.ChannelQuote); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"A$HK": {"quote"}, "B$HK": {"quote"}}
+	if diff := cmp.Diff(want, serviceView(sim)); diff != "" {
+		t.Errorf("service holds (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, clientView(s)); diff != "" {
+		t.Errorf("client holds (-want +got):\n%s", diff)
+	}
+}
+
+// streamFixture returns testdata/stream/name, a message as the service's
+// documentation shows it, with {{TOKEN}} replaced by token.
+func streamFixture(t testing.TB, name, token string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "stream", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.ReplaceAll(strings.TrimSpace(string(b)), "{{TOKEN}}", token)
+}
+
+// withoutTime drops the times from push events, so the events compare on
+// what routes them.
+func withoutTime(ev itick.Event) itick.Event {
+	switch e := ev.(type) {
+	case itick.QuoteEvent:
+		e.Quote = itick.Quote{Symbol: e.Quote.Symbol}
+		return e
+	case itick.TickEvent:
+		e.Tick = itick.Tick{Symbol: e.Tick.Symbol}
+		return e
+	case itick.DepthEvent:
+		e.Depth = itick.DepthBook{Symbol: e.Depth.Symbol}
+		return e
+	case itick.KlineEvent:
+		e.Kline = itick.Kline{}
+		return e
+	}
+	return ev
+}
+
+// TestStream_RoutesDocumentedMessages: the service's messages are routed
+// by resAc, then by what data holds, never by code: an auth ack that
+// echoes the token opens the stream and shows the token nowhere; a pong
+// with no code and a reply to nothing are not pushes; pushes in the
+// service's loose case, the legacy kline push with code 0 and a push for
+// a code$EXCHANGE$REGION subscription each reach the consumer named as
+// they were subscribed.
+func TestStream_RoutesDocumentedMessages(t *testing.T) {
+	t.Parallel()
+	const token = "sk+live/0123456789abcdefXYZ=="
+	pushes := []string{"push_quote_lower.json", "push_depth_loose_region.json", "push_tick_lower.json",
+		"push_kline_legacy.json", "push_kline_exchange.json"}
+	subscribed := make(chan string, 1)
+	h := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
+		if hsend(ctx, c, streamFixture(t, "connected.json", "")) != nil ||
+			hsend(ctx, c, streamFixture(t, "auth_ok_echo.json", token)) != nil {
+			return
+		}
+		req, err := hread(ctx, c)
+		if err != nil {
+			return
+		}
+		subscribed <- req.Params
+		msgs := []string{streamFixture(t, "subscribe_ok.json", ""), streamFixture(t, "pong.json", ""),
+			`{"code":1,"resAc":"notice","msg":"` + token + `","data":{"s":"XAUUSD","r":"GB","type":"quote"}}`}
+		for _, p := range pushes {
+			msgs = append(msgs, streamFixture(t, p, ""))
+		}
+		for _, m := range msgs {
+			if hsend(ctx, c, m) != nil {
+				return
+			}
+		}
+		answer(ctx, c, acceptAll)
+	})
+	logs := new(testutil.SyncBuffer)
+	s, err := newServerClient(t, httptest.NewServer(h), token, itick.WithLogger(debugLogger(logs))).Stream(within(t), itick.AssetStock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	syms := []string{"XAUUSD$GB", "BTCUSDT$BA", "600519$SHSE$CN"}
+	if err := s.Subscribe(within(t), syms, itick.ChannelQuote, itick.ChannelTick, itick.ChannelDepth, itick.ChannelKline(itick.OneMinute)); err != nil {
+		t.Fatal(err)
+	}
+	sent := strings.Split(recv(t, subscribed, "the subscribe"), ",")
+	slices.Sort(sent)
+	if want := []string{"600519$SHSE$CN", "BTCUSDT$BA", "XAUUSD$GB"}; !slices.Equal(sent, want) {
+		t.Errorf("subscribed %v, want %v", sent, want)
+	}
+
+	var got []itick.Event
+	for len(got) < len(pushes) {
+		ev := next(t, s, nil)
+		if e, ok := ev.(itick.ErrorEvent); ok {
+			t.Errorf("error event: %v", e.Err)
+			continue
+		}
+		got = append(got, withoutTime(ev))
+	}
+	want := []itick.Event{
+		itick.QuoteEvent{Code: "XAUUSD", Region: itick.RegionGB, Quote: itick.Quote{Symbol: "XAUUSD"}},
+		itick.DepthEvent{Code: "BTCUSDT", Region: itick.RegionBA, Depth: itick.DepthBook{Symbol: "BTCUSDT"}},
+		itick.TickEvent{Code: "BTCUSDT", Region: itick.RegionBA, Tick: itick.Tick{Symbol: "BTCUSDT"}},
+		itick.KlineEvent{Code: "XAUUSD", Region: itick.RegionGB, Interval: itick.OneMinute},
+		itick.KlineEvent{Code: "600519", Region: "CN", Exchange: "SHSE", Interval: itick.OneMinute},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if sym := got[4].(itick.KlineEvent).Symbol(); sym != "600519$SHSE$CN" {
+		t.Errorf("Symbol() = %q, want 600519$SHSE$CN", sym)
+	}
+	s.Close()
+	if leak := leaksToken(logs.String(), token); leak != "" {
+		t.Errorf("logs show %q of the token:\n%s", leak, logs.String())
+	}
+}
+
+// TestStream_RefusalWithTextCode: an acknowledgement whose code is the
+// service's E-number as a string is a refusal like any other.
+func TestStream_RefusalWithTextCode(t *testing.T) {
+	t.Parallel()
+	h := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
+		if greet(ctx, c) == nil {
+			answer(ctx, c, func(streamRequest) string { return streamFixture(t, "subscribe_limit_text_code.json", "") })
+		}
+	})
+	s, err := newServerClient(t, httptest.NewServer(h), simToken).Stream(within(t), itick.AssetStock, itick.WithDialTimeout(2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote)
+	var se *itick.StreamError
+	if !errors.Is(err, itick.ErrPlanLimit) || !errors.As(err, &se) || se.CodeText != "E003" {
+		t.Fatalf("Subscribe = %v, want a *StreamError with code E003 matching ErrPlanLimit", err)
+	}
+}
+
+// TestStream_MatchesSubscriptionsIgnoringCase: against a service that
+// pushes codes and regions in lower case, every event names its product
+// as it was subscribed, whatever case that was in, and a product
+// subscribed again in another case is the same product.
+func TestStream_MatchesSubscriptionsIgnoringCase(t *testing.T) {
+	t.Parallel()
+	for _, legacy := range []bool{false, true} {
+		sim := streamSim(wssim.Config{PushInterval: 2 * time.Millisecond, LooseCase: true, LegacyKline: legacy})
+		c := newServerClient(t, httptest.NewServer(sim), simToken)
+		s := openStream(t, c, itick.AssetStock)
+		syms := []string{"XAUUSD$GB", "BTCUSDT$ba", "600519$SHSE$CN", "aapl$US"}
+		if err := s.Subscribe(within(t), syms, itick.ChannelQuote, itick.ChannelDepth, itick.ChannelKline(itick.OneMinute)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Subscribe(within(t), []string{"xauusd$gb", "BTCUSDT$BA"}, itick.ChannelTick); err != nil {
+			t.Fatal(err)
+		}
+		if n := s.Stats().Symbols; n != len(syms) {
+			t.Errorf("legacy=%v: %d products, want %d", legacy, n, len(syms))
+		}
+		if n := sim.Subscriptions(); n != len(syms) {
+			t.Errorf("legacy=%v: the service holds %d products, want %d", legacy, n, len(syms))
+		}
+		seen := map[string]bool{}
+		for len(seen) < len(syms)*3+2 {
+			var sym, kind string
+			switch e := next(t, s, nil).(type) {
+			case itick.QuoteEvent:
+				sym, kind = e.Symbol(), "quote"
+			case itick.TickEvent:
+				sym, kind = e.Symbol(), "tick"
+			case itick.DepthEvent:
+				sym, kind = e.Symbol(), "depth"
+			case itick.KlineEvent:
+				sym, kind = e.Symbol(), "kline"
+			case itick.ErrorEvent:
+				t.Fatalf("legacy=%v: %v", legacy, e.Err)
+			}
+			if !slices.Contains(syms, sym) {
+				t.Fatalf("legacy=%v: %s event for %q, which is not a subscribed form (%v)", legacy, kind, sym, syms)
+			}
+			seen[sym+" "+kind] = true
+		}
+		s.Close()
 	}
 }
