@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/d19c4e34/itick"
@@ -674,5 +675,228 @@ func TestFaultBatchDeadline(t *testing.T) {
 	}
 	if n := fh.hits.Load(); n != 3 {
 		t.Errorf("server saw %d requests, want 3: only the chunks in flight", n)
+	}
+}
+
+// Behaviour 9: a body over WithMaxResponseBytes is an error
+// matching ErrResponseTooLarge, is not retried, and is caught with or
+// without a Content-Length, over a real socket.
+func TestBodyOverLimit(t *testing.T) {
+	t.Parallel()
+	const limit = 1024
+	big := `{"code":0,"msg":null,"data":{"700":{"s":"` + strings.Repeat("x", 4*limit) + `"}}}`
+	cases := []struct {
+		name    string
+		status  int
+		chunked bool
+	}{
+		{"Content-Length", 200, false},
+		{"chunked", 200, true},
+		{"retryable status", 503, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var hits atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				hits.Add(1)
+				if !tc.chunked {
+					w.Header().Set("Content-Length", fmt.Sprint(len(big)))
+				}
+				w.WriteHeader(tc.status)
+				for i := 0; i < len(big); i += 256 {
+					_, _ = w.Write([]byte(big[i:min(i+256, len(big))]))
+					if tc.chunked {
+						w.(http.Flusher).Flush()
+					}
+				}
+			}))
+			c := newServerClient(t, srv, testToken, itick.WithMaxResponseBytes(limit), itick.WithRetries(3))
+			got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+			if !errors.Is(err, itick.ErrResponseTooLarge) {
+				t.Fatalf("err = %v, want ErrResponseTooLarge", err)
+			}
+			if got != nil {
+				t.Errorf("map = %v, want nil", got)
+			}
+			if n := hits.Load(); n != 1 {
+				t.Errorf("%d attempts, want 1 (not retried)", n)
+			}
+		})
+	}
+}
+
+// Behaviour 9: a body of exactly the bound is fine.
+func TestBodyAtLimitAccepted(t *testing.T) {
+	t.Parallel()
+	c, mt := newMockClient(t, testToken, itick.WithMaxResponseBytes(int64(len(okQuotes))))
+	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
+	if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
+		t.Fatalf("err = %v for a body of exactly the bound", err)
+	}
+	c2, mt2 := newMockClient(t, testToken, itick.WithMaxResponseBytes(int64(len(okQuotes))-1))
+	mt2.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
+	if _, err := c2.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); !errors.Is(err, itick.ErrResponseTooLarge) {
+		t.Fatalf("err = %v for a body one byte over, want ErrResponseTooLarge", err)
+	}
+}
+
+// refuse answers a handshake as the service does a revoked token: the
+// refusal, then the connection closed at once.
+func refuse(ctx context.Context, c *websocket.Conn) {
+	hsend(ctx, c, `{"code":1,"msg":"Connected Successfully"}`)
+	hsend(ctx, c, `{"code":0,"resAc":"auth","msg":"auth failed"}`)
+	c.CloseNow()
+}
+
+// TestStream_RefusalIsUnauthorizedEveryTime: a refusal followed at once
+// by the end of the connection is ErrUnauthorized, never a plain
+// connection error.
+func TestStream_RefusalIsUnauthorizedEveryTime(t *testing.T) {
+	t.Parallel()
+	h := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) { refuse(ctx, c) })
+	c := newServerClient(t, httptest.NewServer(h), simToken)
+	for i := range 50 {
+		s, err := c.Stream(within(t), itick.AssetStock)
+		if err == nil {
+			s.Close()
+			t.Fatalf("connection %d: a refused token opened a stream", i)
+		}
+		if !errors.Is(err, itick.ErrUnauthorized) {
+			t.Fatalf("connection %d: %v, want ErrUnauthorized", i, err)
+		}
+	}
+}
+
+// TestStream_RefusalOnReconnectEndsStream: a token accepted once and then
+// refused ends the stream with ErrUnauthorized instead of retrying it.
+func TestStream_RefusalOnReconnectEndsStream(t *testing.T) {
+	t.Parallel()
+	for i := range 10 {
+		h := newWSHost(func(ctx context.Context, n int64, _ *http.Request, c *websocket.Conn) {
+			if n > 1 {
+				refuse(ctx, c)
+				return
+			}
+			if greet(ctx, c) != nil {
+				return
+			}
+			req, err := hread(ctx, c)
+			if err == nil && hsend(ctx, c, acceptAll(req)) == nil {
+				c.CloseNow() // the token is revoked: drop and refuse from now on
+			}
+		})
+		// With no retries of a refused re-authentication (WithAuthRetries).
+		s, err := newServerClient(t, httptest.NewServer(h), simToken).Stream(within(t), itick.AssetStock, itick.WithReconnectBackoff(0, time.Millisecond),
+			itick.WithAuthRetries(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-s.Done():
+		case <-within(t).Done():
+			s.Close()
+			t.Fatalf("run %d: stream still running after %d connections", i, h.conns.Load())
+		}
+		if err := s.Err(); !errors.Is(err, itick.ErrUnauthorized) {
+			t.Errorf("run %d: Err = %v, want ErrUnauthorized", i, err)
+		}
+		if n := h.conns.Load(); n != 2 {
+			t.Errorf("run %d: %d connections, want 2: a refused token was tried again", i, n)
+		}
+	}
+}
+
+// TestStream_FlappingServerBacksOff: a server that authenticates, acks
+// the renewal and drops at once must see the waits between connections
+// grow along the backoff schedule, not start over after each drop.
+func TestStream_FlappingServerBacksOff(t *testing.T) {
+	t.Parallel()
+	const conns = 7
+	var mu sync.Mutex
+	var at []time.Time
+	h := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
+		mu.Lock()
+		at = append(at, time.Now())
+		mu.Unlock()
+		if greet(ctx, c) != nil {
+			return
+		}
+		req, err := hread(ctx, c)
+		if err == nil && hsend(ctx, c, acceptAll(req)) == nil {
+			c.CloseNow()
+		}
+	})
+	const min, max = 10 * time.Millisecond, 160 * time.Millisecond
+	s, err := newServerClient(t, httptest.NewServer(h), simToken).Stream(within(t), itick.AssetStock, itick.WithReconnectBackoff(min, max))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the reconnections", func() bool { return h.conns.Load() >= conns })
+	s.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	for i := 1; i < conns; i++ {
+		// The i-th reconnection waits at least half the i-th step of the
+		// schedule, and never less than min.
+		step := min << i
+		if step > max {
+			step = max
+		}
+		least := step / 2
+		if least < min {
+			least = min
+		}
+		if gap := at[i].Sub(at[i-1]); gap < least {
+			t.Errorf("reconnection %d came %s after the drop, want at least %s", i, gap, least)
+		}
+	}
+}
+
+// TestStream_ToleratesDataShapes: an acknowledgement with "data":[] and a
+// pong whose data is a string are still an acknowledgement and a pong.
+func TestStream_ToleratesDataShapes(t *testing.T) {
+	t.Parallel()
+	var pings atomic.Int64 // on the first connection
+	h := newWSHost(func(ctx context.Context, n int64, _ *http.Request, c *websocket.Conn) {
+		if greet(ctx, c) != nil {
+			return
+		}
+		for {
+			req, err := hread(ctx, c)
+			if err != nil {
+				return
+			}
+			reply := `{"code":1,"resAc":"` + req.Ac + `","msg":"ok","data":[]}`
+			if req.Ac == "ping" {
+				if n == 1 {
+					pings.Add(1)
+				}
+				reply = `{"resAc":"pong","data":"` + req.Params + `"}`
+			}
+			if hsend(ctx, c, reply) != nil {
+				return
+			}
+		}
+	})
+	s, err := newServerClient(t, httptest.NewServer(h), simToken).Stream(within(t), itick.AssetStock,
+		itick.WithHeartbeat(5*time.Millisecond, 2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
+		t.Fatalf("Subscribe with an acknowledgement carrying data:[]: %v", err)
+	}
+	eventually(t, "five pings on the first connection", func() bool { return pings.Load() >= 5 || h.conns.Load() > 1 })
+	if n := h.conns.Load(); n != 1 {
+		t.Errorf("%d connections: string pongs went unnoticed", n)
 	}
 }

@@ -170,11 +170,6 @@ func sequence(rs ...httpmock.Responder) httpmock.Responder {
 	}
 }
 
-// withHeader sets a response header on what next answers.
-func withHeader(next httpmock.Responder, key, value string) httpmock.Responder {
-	return next.HeaderSet(http.Header{key: {value}})
-}
-
 // requestedCodes splits the codes query parameter of a request.
 func requestedCodes(req *http.Request) []string {
 	v := req.URL.Query().Get("codes")

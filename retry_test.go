@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -23,9 +24,9 @@ import (
 
 const okQuotes = `{"code":0,"msg":null,"data":{"700":{"s":"700","ld":616}}}`
 
-// TestBehaviour6_RetryableStatusesRetried: 429, 500, 502, 503 and 504 are
+// Behaviour 6: 429, 500, 502, 503 and 504 are
 // retried exactly WithRetries times, then reported with their status.
-func TestBehaviour6_RetryableStatusesRetried(t *testing.T) {
+func TestRetryableStatusesRetried(t *testing.T) {
 	t.Parallel()
 	for _, status := range []int{429, 500, 502, 503, 504} {
 		for _, retries := range []int{0, 1, 3} {
@@ -49,9 +50,9 @@ func TestBehaviour6_RetryableStatusesRetried(t *testing.T) {
 	}
 }
 
-// TestBehaviour6_RetryThenSuccess: a call that fails twice with retryable
+// Behaviour 6: a call that fails twice with retryable
 // statuses and then succeeds returns the success.
-func TestBehaviour6_RetryThenSuccess(t *testing.T) {
+func TestRetryThenSuccess(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t, testToken, itick.WithRetries(3))
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", sequence(body(503, "unavailable"), body(429, ""), body(200, okQuotes)))
@@ -67,8 +68,8 @@ func TestBehaviour6_RetryThenSuccess(t *testing.T) {
 	}
 }
 
-// TestBehaviour6_OtherStatusesNotRetried: 400, 401, 403 and 404 get one attempt.
-func TestBehaviour6_OtherStatusesNotRetried(t *testing.T) {
+// Behaviour 6: 400, 401, 403 and 404 get one attempt.
+func TestOtherStatusesNotRetried(t *testing.T) {
 	t.Parallel()
 	for _, status := range []int{400, 401, 403, 404, 501} {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
@@ -87,8 +88,8 @@ func TestBehaviour6_OtherStatusesNotRetried(t *testing.T) {
 	}
 }
 
-// TestBehaviour6_EnvelopeErrorsNotRetried: a 200 with an error text is final.
-func TestBehaviour6_EnvelopeErrorsNotRetried(t *testing.T) {
+// Behaviour 6: a 200 with an error text is final.
+func TestEnvelopeErrorsNotRetried(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t, testToken, itick.WithRetries(3))
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, string(fixture(t, "error_e003.json"))))
@@ -101,9 +102,9 @@ func TestBehaviour6_EnvelopeErrorsNotRetried(t *testing.T) {
 	}
 }
 
-// TestBehaviour6_TransportErrorsRetried: a transport error is retried
+// Behaviour 6: a transport error is retried
 // WithRetries times and comes back wrapped, without the token.
-func TestBehaviour6_TransportErrorsRetried(t *testing.T) {
+func TestTransportErrorsRetried(t *testing.T) {
 	t.Parallel()
 	for _, retries := range []int{0, 2} {
 		t.Run(fmt.Sprintf("retries%d", retries), func(t *testing.T) {
@@ -125,9 +126,9 @@ func TestBehaviour6_TransportErrorsRetried(t *testing.T) {
 	}
 }
 
-// TestBehaviour6_ConnectionResetRetried: a server that drops the connection
+// Behaviour 6: a server that drops the connection
 // without answering is retried, over a real socket.
-func TestBehaviour6_ConnectionResetRetried(t *testing.T) {
+func TestConnectionResetRetried(t *testing.T) {
 	t.Parallel()
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -173,9 +174,9 @@ func (s *stamped) wrap(next httpmock.Responder) httpmock.Responder {
 	}
 }
 
-// TestBehaviour6_RetryAfterHonoured: a Retry-After in seconds or as an HTTP
+// Behaviour 6: a Retry-After in seconds or as an HTTP
 // date is waited for even past WithBackoff's max of 5ms.
-func TestBehaviour6_RetryAfterHonoured(t *testing.T) {
+func TestRetryAfterHonoured(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name    string
@@ -208,9 +209,9 @@ func TestBehaviour6_RetryAfterHonoured(t *testing.T) {
 	}
 }
 
-// TestBehaviour6_LongRetryAfterNotWaited: a Retry-After over a minute ends
+// Behaviour 6: a Retry-After over a minute ends
 // the call at once with APIError.RetryAfter set.
-func TestBehaviour6_LongRetryAfterNotWaited(t *testing.T) {
+func TestLongRetryAfterNotWaited(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name     string
@@ -250,8 +251,8 @@ func TestBehaviour6_LongRetryAfterNotWaited(t *testing.T) {
 	}
 }
 
-// TestBehaviour6_EveryAttemptWaitsOnLimiter: retries wait on the limiter too.
-func TestBehaviour6_EveryAttemptWaitsOnLimiter(t *testing.T) {
+// Behaviour 6: retries wait on the limiter too.
+func TestEveryAttemptWaitsOnLimiter(t *testing.T) {
 	t.Parallel()
 	var lim countingLimiter
 	c, mt := newMockClient(t, testToken, itick.WithRetries(4), itick.WithLimiter(&lim))
@@ -264,8 +265,8 @@ func TestBehaviour6_EveryAttemptWaitsOnLimiter(t *testing.T) {
 	}
 }
 
-// TestBehaviour6_LimiterCountsEveryChunk: each chunk's attempt waits.
-func TestBehaviour6_LimiterCountsEveryChunk(t *testing.T) {
+// Behaviour 6: each chunk's attempt waits.
+func TestLimiterCountsEveryChunk(t *testing.T) {
 	t.Parallel()
 	var lim countingLimiter
 	c, mt := newMockClient(t, testToken, itick.WithLimiter(&lim), itick.WithBatchSize(2))
@@ -288,9 +289,9 @@ func callAsync(ctx context.Context, c *itick.Client, cs []string) <-chan error {
 	return done
 }
 
-// TestBehaviour7_CancelInLimiter: cancelling while waiting on the limiter
+// Behaviour 7: cancelling while waiting on the limiter
 // ends the call with context.Canceled and sends nothing.
-func TestBehaviour7_CancelInLimiter(t *testing.T) {
+func TestCancelInLimiter(t *testing.T) {
 	t.Parallel()
 	lim := &blockingLimiter{entered: make(chan struct{}, 1)}
 	c, mt := newMockClient(t, testToken, itick.WithLimiter(lim))
@@ -308,8 +309,8 @@ func TestBehaviour7_CancelInLimiter(t *testing.T) {
 	}
 }
 
-// TestBehaviour7_CancelInBackoff: cancelling during a long backoff ends the call.
-func TestBehaviour7_CancelInBackoff(t *testing.T) {
+// Behaviour 7: cancelling during a long backoff ends the call.
+func TestCancelInBackoff(t *testing.T) {
 	t.Parallel()
 	for _, retryAfter := range []string{"", "30"} {
 		t.Run("RetryAfter="+retryAfter, func(t *testing.T) {
@@ -362,9 +363,9 @@ func (h *hanging) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Close answers the requests still waiting.
 func (h *hanging) Close() { h.once.Do(func() { close(h.release) }) }
 
-// TestBehaviour7_CancelInFlight: cancelling while a request hangs ends the
+// Behaviour 7: cancelling while a request hangs ends the
 // call with context.Canceled, over a real socket.
-func TestBehaviour7_CancelInFlight(t *testing.T) {
+func TestCancelInFlight(t *testing.T) {
 	t.Parallel()
 	h := newHanging()
 	c := newServerClient(t, httptest.NewServer(h), testToken)
@@ -378,9 +379,9 @@ func TestBehaviour7_CancelInFlight(t *testing.T) {
 	}
 }
 
-// TestBehaviour7_DeadlineInFlight: a deadline passing while a request hangs
+// Behaviour 7: a deadline passing while a request hangs
 // gives context.DeadlineExceeded and no retry.
-func TestBehaviour7_DeadlineInFlight(t *testing.T) {
+func TestDeadlineInFlight(t *testing.T) {
 	t.Parallel()
 	h := newHanging()
 	rt := &countingRT{base: http.DefaultTransport}
@@ -396,9 +397,9 @@ func TestBehaviour7_DeadlineInFlight(t *testing.T) {
 	}
 }
 
-// TestBehaviour7_CancelBatchInFlight: cancelling a multi-chunk call ends
+// Behaviour 7: cancelling a multi-chunk call ends
 // every chunk and the error still matches context.Canceled.
-func TestBehaviour7_CancelBatchInFlight(t *testing.T) {
+func TestCancelBatchInFlight(t *testing.T) {
 	t.Parallel()
 	h := newHanging()
 	c := newServerClient(t, httptest.NewServer(h), testToken, itick.WithBatchSize(1), itick.WithConcurrency(2))
@@ -412,10 +413,10 @@ func TestBehaviour7_CancelBatchInFlight(t *testing.T) {
 	}
 }
 
-// TestBehaviour7_LimiterRefusesBeforeDeadline: a rate.Limiter whose wait
+// Behaviour 7: a rate.Limiter whose wait
 // would pass the deadline refuses at once, and the error matches
 // context.DeadlineExceeded.
-func TestBehaviour7_LimiterRefusesBeforeDeadline(t *testing.T) {
+func TestLimiterRefusesBeforeDeadline(t *testing.T) {
 	t.Parallel()
 	lim := rate.NewLimiter(rate.Every(time.Hour), 1)
 	lim.Allow() // spend the burst: the next token is an hour away
@@ -435,8 +436,8 @@ func TestBehaviour7_LimiterRefusesBeforeDeadline(t *testing.T) {
 	}
 }
 
-// TestBehaviour7_AlreadyCancelled: a cancelled context sends nothing.
-func TestBehaviour7_AlreadyCancelled(t *testing.T) {
+// Behaviour 7: a cancelled context sends nothing.
+func TestAlreadyCancelled(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t, testToken)
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
@@ -451,10 +452,10 @@ func TestBehaviour7_AlreadyCancelled(t *testing.T) {
 	}
 }
 
-// TestBehaviour7_RateLimitPacesAttempts: WithRateLimit's limiter is the one
+// Behaviour 7: WithRateLimit's limiter is the one
 // attempts wait on: with a burst of 2 and a rate of one an hour, the third
 // call cannot start before a short deadline.
-func TestBehaviour7_RateLimitPacesAttempts(t *testing.T) {
+func TestRateLimitPacesAttempts(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t, testToken, itick.WithRateLimit(rate.Every(time.Hour), 2))
 	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
@@ -474,10 +475,10 @@ func TestBehaviour7_RateLimitPacesAttempts(t *testing.T) {
 	}
 }
 
-// TestBehaviour6_UntrustedCertificateNotRetried: a TLS server whose
+// Behaviour 6: a TLS server whose
 // certificate the client does not trust gets one attempt: retrying cannot
 // make it trusted.
-func TestBehaviour6_UntrustedCertificateNotRetried(t *testing.T) {
+func TestUntrustedCertificateNotRetried(t *testing.T) {
 	t.Parallel()
 	var hits atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -500,10 +501,10 @@ func TestBehaviour6_UntrustedCertificateNotRetried(t *testing.T) {
 	}
 }
 
-// TestBehaviour6_PerAttemptTimeoutRetried: the http.Client's Timeout bounds
+// Behaviour 6: the http.Client's Timeout bounds
 // one attempt; an attempt that times out is a transport error and retried
 // while the call's own context is alive.
-func TestBehaviour6_PerAttemptTimeoutRetried(t *testing.T) {
+func TestPerAttemptTimeoutRetried(t *testing.T) {
 	t.Parallel()
 	h := newHanging()
 	rt := &countingRT{base: http.DefaultTransport}
@@ -517,9 +518,9 @@ func TestBehaviour6_PerAttemptTimeoutRetried(t *testing.T) {
 	}
 }
 
-// TestBehaviour6_BackoffAtLeastMin: without Retry-After, each retry waits
+// Behaviour 6: without Retry-After, each retry waits
 // at least WithBackoff's min (the upper bound is unit-tested on Jitter).
-func TestBehaviour6_BackoffAtLeastMin(t *testing.T) {
+func TestBackoffAtLeastMin(t *testing.T) {
 	t.Parallel()
 	const min = 30 * time.Millisecond
 	c, mt := newMockClient(t, testToken, itick.WithBackoff(min, 2*min), itick.WithRetries(3))
@@ -538,9 +539,9 @@ func TestBehaviour6_BackoffAtLeastMin(t *testing.T) {
 	}
 }
 
-// TestBehaviour6_TruncatedBodyRetried: a connection that dies in the middle
+// Behaviour 6: a connection that dies in the middle
 // of the body is a transport error and retried, over a real socket.
-func TestBehaviour6_TruncatedBodyRetried(t *testing.T) {
+func TestTruncatedBodyRetried(t *testing.T) {
 	t.Parallel()
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -575,4 +576,61 @@ type countingRT struct {
 func (c *countingRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	c.n.Add(1)
 	return c.base.RoundTrip(req)
+}
+
+// withHeader sets a response header on what next answers.
+func withHeader(next httpmock.Responder, key, value string) httpmock.Responder {
+	return next.HeaderSet(http.Header{key: {value}})
+}
+
+// Behaviour 15: a quota is not a timeout. A 429 whose Retry-After would
+// pass the deadline, and a client limiter whose next slot would, end the
+// call at once with an error matching ErrRateLimited and
+// context.DeadlineExceeded; the 429's *APIError keeps RetryAfter, and the
+// limiter's error says how long the wait would have been.
+func TestSpentQuotaUnderADeadlineEndsAtOnce(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "60")
+		w.WriteHeader(http.StatusTooManyRequests)
+		w.Write([]byte(`{"code":429,"msg":"API rate limit exceeded"}`))
+	}))
+	c := newServerClient(t, srv, "pending-token-0123456789")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
+	var apiErr *itick.APIError
+	if !errors.Is(err, itick.ErrRateLimited) || !errors.Is(err, context.DeadlineExceeded) ||
+		!errors.As(err, &apiErr) || apiErr.RetryAfter != time.Minute {
+		t.Errorf("err = %v, want an *APIError with RetryAfter 1m matching ErrRateLimited and DeadlineExceeded", err)
+	}
+	if ctx.Err() != nil {
+		t.Errorf("the call held its context until the deadline (%v)", time.Since(start))
+	}
+
+	// The client's own limiter: one call a minute.
+	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"code":0,"data":{"700":{"s":"700","ld":1}}}`))
+	}))
+	lc := newServerClient(t, ok, "pending-token-0123456789", itick.WithRateLimit(rate.Every(time.Minute), 1))
+	if _, err := lc.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel2()
+	_, err = lc.Stock.Quotes(ctx2, itick.RegionHK, []string{"700"})
+	if !errors.Is(err, itick.ErrRateLimited) || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "next token in") {
+		t.Errorf("err = %v, want one matching ErrRateLimited and DeadlineExceeded that says how long the wait was", err)
+	}
+	if ctx2.Err() != nil {
+		t.Error("the limiter held the call until its deadline")
+	}
+	// Without a deadline the same call waits: it is refused only when the
+	// deadline makes the wait pointless. Cancelling it is no quota error.
+	ctx3, cancel3 := context.WithCancel(context.Background())
+	go func() { time.Sleep(20 * time.Millisecond); cancel3() }()
+	if _, err := lc.Stock.Quotes(ctx3, itick.RegionHK, []string{"700"}); !errors.Is(err, context.Canceled) || errors.Is(err, itick.ErrRateLimited) {
+		t.Errorf("cancelled wait: %v, want context.Canceled and no ErrRateLimited", err)
+	}
 }

@@ -1,25 +1,37 @@
 package itick_test
 
 import (
+	"context"
+	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
+	"unicode/utf8"
 
+	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
 	"github.com/jarcoal/httpmock"
 
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/testutil"
+	"github.com/d19c4e34/itick/internal/transport"
+	"github.com/d19c4e34/itick/internal/wssim"
 )
 
-// TestBehaviour8_RequestHeaders: every request, retries and every chunk
+// Behaviour 8: every request, retries and every chunk
 // included, carries token, Accept and a User-Agent naming the SDK.
-func TestBehaviour8_RequestHeaders(t *testing.T) {
+func TestRequestHeaders(t *testing.T) {
 	t.Parallel()
 	sdkUA := "itick-go/" + itick.Version
 	cases := []struct {
@@ -62,8 +74,8 @@ func TestBehaviour8_RequestHeaders(t *testing.T) {
 	}
 }
 
-// TestBehaviour8_TokenNotInPrintedClient: no fmt verb prints the token.
-func TestBehaviour8_TokenNotInPrintedClient(t *testing.T) {
+// Behaviour 8: no fmt verb prints the token.
+func TestTokenNotInPrintedClient(t *testing.T) {
 	t.Parallel()
 	c, _ := newMockClient(t, testToken)
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
@@ -78,9 +90,9 @@ func TestBehaviour8_TokenNotInPrintedClient(t *testing.T) {
 	}
 }
 
-// TestBehaviour8_TokenNotInErrors: errors never carry the token, even when
+// Behaviour 8: errors never carry the token, even when
 // the server echoes it back in its body or the transport puts it in its text.
-func TestBehaviour8_TokenNotInErrors(t *testing.T) {
+func TestTokenNotInErrors(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name      string
@@ -116,9 +128,9 @@ func TestBehaviour8_TokenNotInErrors(t *testing.T) {
 	}
 }
 
-// TestBehaviour8_LogsOneLinePerAttemptWithoutToken: WithLogger at debug level
+// Behaviour 8: WithLogger at debug level
 // writes one line per attempt, naming the path, and never the token.
-func TestBehaviour8_LogsOneLinePerAttemptWithoutToken(t *testing.T) {
+func TestLogsOneLinePerAttemptWithoutToken(t *testing.T) {
 	t.Parallel()
 	var buf testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -146,8 +158,8 @@ func TestBehaviour8_LogsOneLinePerAttemptWithoutToken(t *testing.T) {
 	}
 }
 
-// TestBehaviour8_LogsSilentAboveDebug: an info-level logger gets nothing.
-func TestBehaviour8_LogsSilentAboveDebug(t *testing.T) {
+// Behaviour 8: an info-level logger gets nothing.
+func TestLogsSilentAboveDebug(t *testing.T) {
 	t.Parallel()
 	var buf testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
@@ -161,9 +173,9 @@ func TestBehaviour8_LogsSilentAboveDebug(t *testing.T) {
 	}
 }
 
-// TestBehaviour8_RedirectToOtherHostDropsToken: a redirect to another host
+// Behaviour 8: a redirect to another host
 // does not carry the token; one to the same host does.
-func TestBehaviour8_RedirectToOtherHostDropsToken(t *testing.T) {
+func TestRedirectToOtherHostDropsToken(t *testing.T) {
 	t.Parallel()
 	var otherToken, otherHits atomic.Value
 	otherHits.Store(0)
@@ -204,65 +216,796 @@ func TestBehaviour8_RedirectToOtherHostDropsToken(t *testing.T) {
 	}
 }
 
-// TestBehaviour9_BodyOverLimit: a body over WithMaxResponseBytes is an error
-// matching ErrResponseTooLarge, is not retried, and is caught with or
-// without a Content-Length, over a real socket.
-func TestBehaviour9_BodyOverLimit(t *testing.T) {
-	t.Parallel()
-	const limit = 1024
-	big := `{"code":0,"msg":null,"data":{"700":{"s":"` + strings.Repeat("x", 4*limit) + `"}}}`
-	cases := []struct {
-		name    string
-		status  int
-		chunked bool
-	}{
-		{"Content-Length", 200, false},
-		{"chunked", 200, true},
-		{"retryable status", 503, false},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			var hits atomic.Int64
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				hits.Add(1)
-				if !tc.chunked {
-					w.Header().Set("Content-Length", fmt.Sprint(len(big)))
-				}
-				w.WriteHeader(tc.status)
-				for i := 0; i < len(big); i += 256 {
-					_, _ = w.Write([]byte(big[i:min(i+256, len(big))]))
-					if tc.chunked {
-						w.(http.Flusher).Flush()
-					}
-				}
-			}))
-			c := newServerClient(t, srv, testToken, itick.WithMaxResponseBytes(limit), itick.WithRetries(3))
-			got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
-			if !errors.Is(err, itick.ErrResponseTooLarge) {
-				t.Fatalf("err = %v, want ErrResponseTooLarge", err)
-			}
-			if got != nil {
-				t.Errorf("map = %v, want nil", got)
-			}
-			if n := hits.Load(); n != 1 {
-				t.Errorf("%d attempts, want 1 (not retried)", n)
+// originLab is one host name, example.com, served on two ports of
+// 127.0.0.1: "443" by a TLS server and "80" by a plain one, reached through
+// a dialer that maps the name's ports to the two listeners. The httptest
+// certificate is valid for example.com, so https://example.com is a real
+// TLS origin and http://example.com the same host in cleartext.
+type originLab struct {
+	tls, plain *httptest.Server
+	mu         sync.Mutex
+	tokens     map[string]string // "scheme path" -> token header seen
+}
+
+func newOriginLab(t *testing.T, route func(w http.ResponseWriter, r *http.Request, scheme string) bool) *originLab {
+	t.Helper()
+	lab := &originLab{tokens: map[string]string{}}
+	handler := func(scheme string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			lab.mu.Lock()
+			lab.tokens[scheme+" "+r.URL.Path] = r.Header.Get("token")
+			lab.mu.Unlock()
+			if !route(w, r, scheme) {
+				fmt.Fprint(w, okQuotes)
 			}
 		})
 	}
+	lab.tls = httptest.NewTLSServer(handler("https")) // closed by the clients' newServerClient
+	lab.plain = httptest.NewServer(handler("http"))
+	t.Cleanup(lab.plain.Close)
+	return lab
 }
 
-// TestBehaviour9_BodyAtLimitAccepted: a body of exactly the bound is fine.
-func TestBehaviour9_BodyAtLimitAccepted(t *testing.T) {
-	t.Parallel()
-	c, mt := newMockClient(t, testToken, itick.WithMaxResponseBytes(int64(len(okQuotes))))
-	mt.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
-	if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
-		t.Fatalf("err = %v for a body of exactly the bound", err)
+// client returns a client whose base URL is base (on example.com) and
+// whose transport dials the lab's listeners.
+func (lab *originLab) client(t *testing.T, base string) *itick.Client {
+	t.Helper()
+	tr := lab.tls.Client().Transport.(*http.Transport).Clone()
+	ports := map[string]string{"443": lab.tls.Listener.Addr().String(), "80": lab.plain.Listener.Addr().String()}
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil || !strings.EqualFold(host, "example.com") || ports[port] == "" {
+			return nil, fmt.Errorf("lab: no route to %s", addr)
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, ports[port])
 	}
-	c2, mt2 := newMockClient(t, testToken, itick.WithMaxResponseBytes(int64(len(okQuotes))-1))
-	mt2.RegisterResponder("GET", mockBase+"/stock/quotes", body(200, okQuotes))
-	if _, err := c2.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); !errors.Is(err, itick.ErrResponseTooLarge) {
-		t.Fatalf("err = %v for a body one byte over, want ErrResponseTooLarge", err)
+	tr.TLSClientConfig = &tls.Config{RootCAs: tr.TLSClientConfig.RootCAs, ServerName: "example.com"}
+	t.Cleanup(tr.CloseIdleConnections)
+	return newServerClient(t, lab.tls, testToken, itick.WithBaseURL(base), itick.WithHTTPClient(&http.Client{Transport: tr}))
+}
+
+func (lab *originLab) token(key string) (string, bool) {
+	lab.mu.Lock()
+	defer lab.mu.Unlock()
+	tok, ok := lab.tokens[key]
+	return tok, ok
+}
+
+// Behaviour 14: an https base URL
+// redirected to http on the same host and port-less form is followed
+// without the token, so it never crosses the network in cleartext.
+func TestRedirectToCleartextDropsToken(t *testing.T) {
+	t.Parallel()
+	lab := newOriginLab(t, func(w http.ResponseWriter, r *http.Request, scheme string) bool {
+		if scheme == "https" && r.URL.Path == "/stock/quotes" {
+			http.Redirect(w, r, "http://example.com/plain/quotes?"+r.URL.RawQuery, http.StatusFound)
+			return true
+		}
+		return false
+	})
+	c := lab.client(t, "https://example.com")
+	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["700"].Last != 616 {
+		t.Fatalf("the redirect was not followed: %v", got)
+	}
+	if tok, ok := lab.token("https /stock/quotes"); !ok || tok != testToken {
+		t.Errorf("the https origin got token %q (seen %v), want the client's", tok, ok)
+	}
+	tok, ok := lab.token("http /plain/quotes")
+	if !ok {
+		t.Fatal("the cleartext hop was not made")
+	}
+	if tok != "" {
+		t.Errorf("the cleartext hop carried the token %q", tok)
+	}
+}
+
+// Behaviour 14: a redirect to
+// the same origin written with its default port (https://h:443) is the
+// same origin and keeps the token; so does one to a host in other case.
+func TestRedirectWithExplicitDefaultPortKeepsToken(t *testing.T) {
+	t.Parallel()
+	lab := newOriginLab(t, func(w http.ResponseWriter, r *http.Request, scheme string) bool {
+		switch r.URL.Path {
+		case "/stock/quotes":
+			http.Redirect(w, r, "https://example.com:443/moved/quotes?"+r.URL.RawQuery, http.StatusFound)
+			return true
+		case "/stock/depths":
+			http.Redirect(w, r, "https://EXAMPLE.com/moved/depths?"+r.URL.RawQuery, http.StatusFound)
+			return true
+		case "/moved/depths":
+			fmt.Fprint(w, `{"code":0,"msg":null,"data":{}}`)
+			return true
+		}
+		return false
+	})
+	c := lab.client(t, "https://example.com")
+	if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
+		t.Fatal(err)
+	}
+	if tok, ok := lab.token("https /moved/quotes"); !ok || tok != testToken {
+		t.Errorf("https://example.com:443 got token %q (seen %v), want the client's", tok, ok)
+	}
+	if _, err := c.Stock.Depths(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
+		t.Fatal(err)
+	}
+	if tok, ok := lab.token("https /moved/depths"); !ok || tok != testToken {
+		t.Errorf("https://EXAMPLE.com got token %q (seen %v), want the client's", tok, ok)
+	}
+
+	// And the other way round: a base URL written with :443.
+	c2 := lab.client(t, "https://example.com:443")
+	if _, err := c2.Stock.Depths(t.Context(), itick.RegionHK, []string{"700"}); err != nil {
+		t.Fatal(err)
+	}
+	if tok, _ := lab.token("https /moved/depths"); tok != testToken {
+		t.Errorf("base https://example.com:443 redirected to https://EXAMPLE.com: token %q", tok)
+	}
+	if !strings.HasPrefix(c2.BaseURL(), "https://example.com") {
+		t.Errorf("BaseURL = %s", c2.BaseURL())
+	}
+}
+
+// hexToken is a token of hex digits, as many services issue: a server that
+// upper-cases what it echoes shows it in another case.
+const hexToken = "9f86d081884c7d659a2feaa0c55ad015"
+
+// tokenForms are the forms an echo of hexToken takes that must never show.
+func tokenForms() []string {
+	return []string{hexToken, strings.ToUpper(hexToken),
+		base64.StdEncoding.EncodeToString([]byte(hexToken)), base64.URLEncoding.EncodeToString([]byte(hexToken)),
+		base64.RawStdEncoding.EncodeToString([]byte(hexToken))[4:20]}
+}
+
+func noForm(t *testing.T, what, s string) {
+	t.Helper()
+	for _, f := range tokenForms() {
+		if strings.Contains(strings.ToLower(s), strings.ToLower(f[:12])) {
+			t.Errorf("%s shows the token as %q: %q", what, f, s)
+		}
+	}
+}
+
+// Behaviour 8: the token echoed in another case or in base64 shows in no
+// error, evidence or log line.
+func TestTokenEchoedInAnotherFormIsRedacted(t *testing.T) {
+	t.Parallel()
+	upper := strings.ToUpper(hexToken)
+	b64 := base64.StdEncoding.EncodeToString([]byte(hexToken))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/old/stock/quote" {
+			http.Redirect(w, r, "/"+upper+"/stock/quote", http.StatusFound)
+			return
+		}
+		w.Header().Set("X-Echo", upper)
+		w.Header().Set("X-Echo-B64", base64.URLEncoding.EncodeToString([]byte(hexToken)))
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"code":400,"msg":"token %s refused","data":{"b64":"%s","json":"%s"}}`, upper, b64,
+			base64.StdEncoding.EncodeToString([]byte(`{"token":"`+hexToken+`"}`)))
+	}))
+	var logs strings.Builder
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c := newServerClient(t, srv, hexToken, itick.WithBaseURL(srv.URL+"/old"), itick.WithRetries(0), itick.WithLogger(logger))
+	_, err := c.Stock.Quote(context.Background(), itick.RegionHK, "700")
+	var apiErr *itick.APIError
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("err = %v, want an *APIError", err)
+	}
+	noForm(t, "the error", err.Error())
+	noForm(t, "Message", apiErr.Message)
+	noForm(t, "Body", apiErr.Body)
+	noForm(t, "Header", fmt.Sprint(apiErr.Header))
+	noForm(t, "the log", logs.String())
+	if !strings.Contains(apiErr.Body, "[redacted]") || !strings.Contains(logs.String(), "[redacted]") {
+		t.Errorf("nothing was redacted: body %q, log %q", apiErr.Body, logs.String())
+	}
+}
+
+// Behaviour 8: a refusal echoing the token in another case shows it in no
+// stream error.
+func TestStreamTextEchoingTheTokenInAnotherCase(t *testing.T) {
+	t.Parallel()
+	h := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
+		wsSend(ctx, c, `{"code":1,"msg":"Connected Successfully"}`)
+		wsSend(ctx, c, `{"code":0,"resAc":"auth","msg":"auth failed for `+strings.ToUpper(hexToken)+`"}`)
+	})
+	c := newServerClient(t, httptest.NewServer(h), hexToken)
+	_, err := c.Stream(context.Background(), itick.AssetStock, itick.WithDialTimeout(5*time.Second))
+	if !errors.Is(err, itick.ErrUnauthorized) {
+		t.Fatalf("err = %v, want ErrUnauthorized", err)
+	}
+	noForm(t, "the stream error", err.Error())
+}
+
+// A push whose symbol matches no subscription carries the server's text
+// into the event: redacted and bounded like every other server text.
+func TestPushedSymbolIsRedactedAndBounded(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("Z", 200<<10)
+	h := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
+		wsSend(ctx, c, `{"code":1,"resAc":"auth","msg":"authenticated"}`)
+		for _, s := range []string{hexToken, strings.ToUpper(hexToken) + "$US", long} {
+			wsSend(ctx, c, `{"code":1,"data":{"s":"`+s+`","r":"US","type":"quote","ld":1,"t":1765526889000}}`)
+		}
+		c.Read(ctx) // until the client closes
+	})
+	c := newServerClient(t, httptest.NewServer(h), hexToken)
+	s, err := c.Stream(context.Background(), itick.AssetStock, itick.WithDialTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := range 3 {
+		select {
+		case ev := <-s.Events():
+			if e, ok := ev.(itick.ErrorEvent); ok && i == 2 {
+				// A symbol that long is no symbol: dropped, with a bounded error.
+				if n := len(e.Err.Error()); n > 512 {
+					t.Errorf("the ErrorEvent's text is %d bytes, want at most 512", n)
+				}
+				continue
+			}
+			q, ok := ev.(itick.QuoteEvent)
+			if !ok {
+				t.Fatalf("event %d: %#v, want a QuoteEvent", i, ev)
+			}
+			noForm(t, "QuoteEvent.Code", q.Code)
+			noForm(t, "Quote.Symbol", q.Quote.Symbol)
+			if len(q.Code) > 256 || len(q.Quote.Symbol) > 256 || len(q.Symbol()) > 512 {
+				t.Errorf("event %d: Code of %d bytes, want at most 256", i, len(q.Code))
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no event %d", i)
+		}
+	}
+}
+
+// tokenFragment returns the first run of 8 or more bytes of testToken that
+// s shows, in any of the forms a server may echo it in.
+func tokenFragment(s string) string {
+	for _, form := range []string{testToken, url.QueryEscape(testToken), url.PathEscape(testToken)} {
+		for i := 0; i+8 <= len(form); i++ {
+			if frag := form[i : i+8]; strings.Contains(s, frag) {
+				return frag
+			}
+		}
+	}
+	return ""
+}
+
+// Behaviour 8: a server echoing the token, in
+// an envelope's msg, a gateway's message, a body that does not parse or a
+// field's bad value, at every offset around the bound on error text, shows
+// no part of it (8 bytes or more) in the error, any printed form of it or
+// the log; and an 8 MiB message does not make an 8 MiB error.
+func TestNoTokenFragmentInErrors(t *testing.T) {
+	t.Parallel()
+	var offsets []int
+	for off := 0; off <= 300; off += 1 {
+		offsets = append(offsets, off)
+	}
+	bodies := map[string]func(pad string) (int, string){
+		"msg": func(pad string) (int, string) {
+			return 200, `{"code":1,"msg":"` + pad + testToken + ` refused","data":null}`
+		},
+		"gateway message": func(pad string) (int, string) {
+			return 502, `{"message":"` + pad + testToken + `"}`
+		},
+		"not json": func(pad string) (int, string) {
+			return 200, "<html>" + pad + testToken + "</html>"
+		},
+		"plain text error": func(pad string) (int, string) {
+			return 400, pad + url.QueryEscape(testToken)
+		},
+		"bad field value": func(pad string) (int, string) {
+			return 200, `{"code":0,"msg":"ok","data":{"700":{"s":"700","ld":"` + pad + testToken + `"}}}`
+		},
+		"bad field short": func(pad string) (int, string) {
+			return 200, `{"code":0,"msg":"ok","data":{"700":{"s":"700","ld":"` + pad[:min(len(pad), 10)] + testToken + `"}}}`
+		},
+		"bad bool": func(pad string) (int, string) {
+			return 200, `{"code":0,"msg":"ok","data":{"700":{"s":"700","ts":` + `"x` + testToken + `"}}}`
+		},
+		"json escaped": func(pad string) (int, string) {
+			esc := ""
+			for _, c := range testToken {
+				esc += fmt.Sprintf(`\u%04x`, c)
+			}
+			return 200, `{"code":1,"msg":"` + pad + esc + `"}`
+		},
+	}
+	type reply struct {
+		status int
+		body   string
+	}
+	var cur atomic.Pointer[reply]
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rep := cur.Load()
+		w.WriteHeader(rep.status)
+		_, _ = w.Write([]byte(rep.body))
+	}))
+	var logs testutil.SyncBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c := newServerClient(t, srv, testToken, itick.WithRetries(0), itick.WithLogger(logger))
+	for name, body := range bodies {
+		for _, off := range offsets {
+			status, b := body(strings.Repeat("é", off/2) + strings.Repeat("x", off%2))
+			cur.Store(&reply{status, b})
+			_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+			if err == nil {
+				t.Fatalf("%s, offset %d: no error", name, off)
+			}
+			for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
+				if frag := tokenFragment(fmt.Sprintf(verb, err)); frag != "" {
+					t.Fatalf("%s, offset %d: %s of the error shows %q: %s", name, off, verb, frag, fmt.Sprintf(verb, err))
+				}
+			}
+			if off == 20 {
+				t.Logf("%s: %v", name, err)
+			}
+			var apiErr *itick.APIError
+			if errors.As(err, &apiErr) {
+				if frag := tokenFragment(fmt.Sprintf("%#v", *apiErr)); frag != "" {
+					t.Fatalf("%s, offset %d: the APIError shows %q", name, off, frag)
+				}
+			}
+		}
+	}
+	if frag := tokenFragment(logs.String()); frag != "" {
+		t.Errorf("the log shows %q", frag)
+	}
+
+	// An 8 MiB message is bounded, and still classified by what it says.
+	cur.Store(&reply{200, `{"code":0,"msg":"` + strings.Repeat("a", 8<<20) + ` auth failed","data":{}}`})
+	_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"})
+	if err == nil || len(err.Error()) > 1024 {
+		t.Fatalf("an 8 MiB msg gave an error of %d bytes", len(fmt.Sprint(err)))
+	}
+	if !errors.Is(err, itick.ErrUnauthorized) {
+		t.Errorf("err = %v, want ErrUnauthorized from the end of the message", err)
+	}
+	cur.Store(&reply{502, `{"message":"` + strings.Repeat("b", 8<<20) + `"}`})
+	if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err == nil || len(err.Error()) > 1024 {
+		t.Fatalf("an 8 MiB gateway message gave an error of %d bytes", len(fmt.Sprint(err)))
+	}
+	cur.Store(&reply{200, `{"code":0,"msg":"ok","data":{"700":{"s":"700","ld":"` + strings.Repeat("9", 8<<20) + `x"}}}`})
+	if _, err := c.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err == nil || len(err.Error()) > 1024 {
+		t.Fatalf("an 8 MiB bad value gave an error of %d bytes", len(fmt.Sprint(err)))
+	}
+}
+
+// printVerbs are the verbs a user might print an SDK value with.
+var printVerbs = []string{"%v", "%+v", "%#v", "%s", "%q"}
+
+// assertNoToken fails the test if any printed form of v shows the token.
+func assertNoToken(t *testing.T, what string, v any) {
+	t.Helper()
+	for _, verb := range printVerbs {
+		if s := fmt.Sprintf(verb, v); strings.Contains(s, faultToken) {
+			t.Errorf("%s printed with %s shows the token: %s", what, verb, s)
+		}
+	}
+}
+
+// TestSecretNeverShown provokes failures whose bodies, headers and
+// redirects echo the token, with a debug logger on, and checks that the
+// token is in no error, no printed value and no log line.
+func TestSecretNeverShown(t *testing.T) {
+	checkGoroutines(t)
+	other := newFaultHandler(func(_ *faultHandler, w http.ResponseWriter, r *http.Request, _ int) {
+		// Echo whatever arrived, as a careless proxy might.
+		w.WriteHeader(http.StatusBadGateway)
+		fmt.Fprintf(w, `{"message":"got %s %v"}`, r.URL, r.Header)
+	})
+	otherSrv := httptest.NewServer(other)
+	t.Cleanup(otherSrv.Close)
+	echo := func(w http.ResponseWriter, r *http.Request) string { return r.Header.Get("token") }
+	routes := map[string]func(w http.ResponseWriter, r *http.Request){
+		"/stock/quotes": func(w http.ResponseWriter, r *http.Request) { // gateway refusal
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprintf(w, `{"message":"Invalid API key %s"}`, echo(w, r))
+		},
+		"/stock/depths": func(w http.ResponseWriter, r *http.Request) { // envelope error
+			fmt.Fprintf(w, `{"code":2,"msg":"token %s expired","data":null}`, echo(w, r))
+		},
+		"/stock/klines": func(w http.ResponseWriter, r *http.Request) { // not JSON
+			fmt.Fprintf(w, `<html>token=%s</html>`, echo(w, r))
+		},
+		"/crypto/quotes": func(w http.ResponseWriter, r *http.Request) { // retried 5xx
+			w.Header().Set("X-Echo", echo(w, r))
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintf(w, `{"code":503,"msg":"busy %s"}`, echo(w, r))
+		},
+		"/crypto/depths": func(w http.ResponseWriter, r *http.Request) { // redirect carrying the token
+			http.Redirect(w, r, otherSrv.URL+"/x?token="+echo(w, r), http.StatusFound)
+		},
+		"/crypto/klines": func(w http.ResponseWriter, r *http.Request) { // redirect loop carrying the token
+			http.Redirect(w, r, "/crypto/klines?token="+echo(w, r), http.StatusFound)
+		},
+		"/forex/quotes": func(w http.ResponseWriter, r *http.Request) { // cross-host redirect, echoed headers
+			http.Redirect(w, r, otherSrv.URL+"/echo", http.StatusTemporaryRedirect)
+		},
+		"/forex/depths": func(w http.ResponseWriter, r *http.Request) { // over the size bound
+			fmt.Fprintf(w, `{"code":0,"msg":"%s","data":{"pad":"%s"}}`, echo(w, r), strings.Repeat("x", 8<<10))
+		},
+		"/stock/split": func(w http.ResponseWriter, r *http.Request) { // bad data
+			fmt.Fprintf(w, `{"code":0,"msg":"ok","data":{"content":"%s"}}`, echo(w, r))
+		},
+		"/news": func(w http.ResponseWriter, r *http.Request) { // 404 with the token
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, echo(w, r))
+		},
+	}
+	var sawToken sync.Map
+	origin := newFaultHandler(func(_ *faultHandler, w http.ResponseWriter, r *http.Request, _ int) {
+		if r.Header.Get("token") == faultToken {
+			sawToken.Store(r.URL.Path, true)
+		}
+		if h, ok := routes[r.URL.Path]; ok {
+			h(w, r)
+			return
+		}
+		// Batch chunks: the first fails with an echo, the second succeeds.
+		// (A refused token would end the whole batch: behaviour 11.)
+		if strings.Contains(r.URL.Query().Get("codes"), "A") {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"code":400,"msg":"bad codes for %s"}`, echo(w, r))
+			return
+		}
+		io.WriteString(w, `{"code":0,"msg":null,"data":{}}`)
+	})
+
+	var logs testutil.SyncBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c := newServerClient(t, httptest.NewServer(origin), faultToken, ownTransport(t, &http.Client{}), itick.WithLogger(logger), itick.WithRetries(1),
+		itick.WithMaxResponseBytes(4<<10), itick.WithBatchSize(1))
+
+	ctx, cancel := context.WithTimeout(context.Background(), faultCallTimeout)
+	defer cancel()
+	codes := []string{"700"}
+	var errs []error
+	add := func(name string, err error) {
+		t.Helper()
+		if err == nil {
+			t.Errorf("%s: no error", name)
+			return
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", name, err))
+	}
+	_, err := c.Stock.Quotes(ctx, itick.RegionHK, codes)
+	add("Stock.Quotes", err)
+	_, err = c.Stock.Depths(ctx, itick.RegionHK, codes)
+	add("Stock.Depths", err)
+	_, err = c.Stock.Klines(ctx, itick.RegionHK, codes, itick.OneDay, 5)
+	add("Stock.Klines", err)
+	_, err = c.Crypto.Quotes(ctx, itick.RegionBA, codes)
+	add("Crypto.Quotes", err)
+	_, err = c.Crypto.Depths(ctx, itick.RegionBA, codes)
+	add("Crypto.Depths", err)
+	_, err = c.Crypto.Klines(ctx, itick.RegionBA, codes, itick.OneDay, 5)
+	add("Crypto.Klines", err)
+	_, err = c.Forex.Quotes(ctx, itick.RegionGB, codes)
+	add("Forex.Quotes", err)
+	_, err = c.Forex.Depths(ctx, itick.RegionGB, codes)
+	add("Forex.Depths", err)
+	_, err = c.Stock.SplitPage(ctx, itick.RegionUS, 0)
+	add("Stock.SplitPage", err)
+	for _, err := range c.News.All(ctx, itick.NewsQuery{Market: "stock", Lang: "en"}) {
+		add("News.All", err)
+	}
+	got, err := c.Future.Quotes(ctx, itick.RegionUS, []string{"A", "B"})
+	add("Future.Quotes batch", err)
+	if got == nil {
+		t.Error("the batch lost the chunk that succeeded")
+	}
+	// A deadline that ends a call in flight.
+	short, cancelShort := context.WithTimeout(ctx, time.Nanosecond)
+	_, err = c.Indices.Quotes(short, itick.RegionGB, codes)
+	cancelShort()
+	add("Indices.Quotes past its deadline", err)
+	// Nothing listens here: a dial error.
+	dead, _ := newMockClient(t, faultToken, itick.WithBaseURL("http://127.0.0.1:1"), ownTransport(t, &http.Client{}),
+		itick.WithLogger(logger), itick.WithRetries(0))
+	_, err = dead.Fund.Depths(ctx, itick.RegionUS, codes)
+	add("Fund.Depths to a closed port", err)
+
+	for _, err := range errs {
+		if strings.Contains(err.Error(), faultToken) {
+			t.Errorf("error shows the token: %v", err)
+		}
+		assertNoToken(t, "error", err)
+	}
+	for _, path := range []string{"/stock/quotes", "/crypto/depths", "/forex/quotes"} {
+		if _, ok := sawToken.Load(path); !ok {
+			t.Errorf("%s never got the token, so nothing could echo it", path)
+		}
+	}
+	log := logs.String()
+	if n := strings.Count(log, "itick request"); n < len(routes) {
+		t.Errorf("%d log lines, want at least one per request:\n%s", n, log)
+	}
+	if strings.Contains(log, faultToken) {
+		t.Errorf("the log shows the token:\n%s", log)
+	}
+
+	assertNoToken(t, "*Client", c)
+	assertNoToken(t, "Client", *c)
+	for name, svc := range map[string]any{"Stock": c.Stock, "Crypto": c.Crypto, "Forex": c.Forex,
+		"Future": c.Future, "Fund": c.Fund, "Indices": c.Indices, "News": c.News} {
+		assertNoToken(t, name, svc)
+	}
+	assertNoToken(t, "Stock value", *c.Stock)
+	assertNoToken(t, "News value", *c.News)
+}
+
+// TestSecretOptionsNotShown checks the printed Client for every option that
+// could carry it further: a custom transport, logger and limiter.
+func TestSecretOptionsNotShown(t *testing.T) {
+	t.Parallel()
+	c, err := itick.NewClient(faultToken,
+		itick.WithHTTPClient(&http.Client{Transport: http.DefaultTransport}),
+		itick.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		itick.WithUserAgent("bot/1"),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertNoToken(t, "*Client", c)
+	assertNoToken(t, "Client", *c)
+	if s := fmt.Sprint(c); !strings.Contains(s, itick.DefaultBaseURL) {
+		t.Errorf("the printed client %q does not even show its base URL", s)
+	}
+}
+
+// TestStream_OriginRule: the handshake's redirects are judged by the
+// transport's origin rule, with ws as http and wss as https.
+func TestStream_OriginRule(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"ws://h.example/stock", "http://h.example:80/moved", true},
+		{"wss://h.example/stock", "https://h.example:443/", true},
+		{"wss://H.Example/stock", "https://h.example/", true},
+		{"ws://h.example:8080/", "http://h.example:8080/x", true},
+		{"ws://[::1]/", "http://[::1]:80/", true},
+		{"wss://h.example/", "ws://h.example/", false},
+		{"wss://h.example/", "http://h.example:443/", false},
+		{"ws://h.example/", "http://h.example:8080/", false},
+		{"ws://h.example/", "http://other.example/", false},
+		{"ws://h.example/", "http://h.example.evil/", false},
+		{"ws://h.example/", "ftp://h.example/", false},
+	}
+	for _, tt := range tests {
+		a, _ := url.Parse(tt.a)
+		b, _ := url.Parse(tt.b)
+		if got := transport.SameOrigin(a, b); got != tt.want {
+			t.Errorf("SameOrigin(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// TestStream_RedirectStaysInOrigin: the handshake's token goes to the
+// stream URL's origin only.
+func TestStream_RedirectStaysInOrigin(t *testing.T) {
+	t.Parallel()
+	var tokens atomic.Int64 // requests elsewhere that carried the token
+	elsewhere := newWSHost(func(ctx context.Context, _ int64, r *http.Request, c *websocket.Conn) {
+		if r.Header.Get("token") != "" {
+			tokens.Add(1)
+		}
+		if greet(ctx, c) == nil {
+			answer(ctx, c, acceptAll)
+		}
+	})
+	elsewhereSrv := httptest.NewServer(elsewhere)
+	t.Cleanup(func() {
+		elsewhere.Close()
+		elsewhereSrv.Close()
+	})
+	var moved atomic.Int64 // handshakes that reached the moved path with the token
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away/stock":
+			http.Redirect(w, r, elsewhereSrv.URL+"/stock", http.StatusTemporaryRedirect)
+		case "/near/stock":
+			http.Redirect(w, r, "/moved/stock", http.StatusFound)
+		case "/moved/stock":
+			if r.Header.Get("token") != simToken {
+				http.Error(w, "no token", http.StatusUnauthorized)
+				return
+			}
+			moved.Add(1)
+			c, err := websocket.Accept(w, r, nil)
+			if err != nil {
+				return
+			}
+			defer c.CloseNow()
+			if greet(r.Context(), c) == nil {
+				answer(r.Context(), c, acceptAll)
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+
+	c := newServerClient(t, origin, simToken)
+	if s, err := c.Stream(within(t), itick.AssetStock, itick.WithStreamURL(origin.URL+"/away")); err == nil {
+		s.Close()
+		t.Error("a handshake redirected to another origin succeeded")
+	} else if leak := leaksToken(err.Error(), simToken); leak != "" {
+		t.Errorf("error %q shows the token", err)
+	}
+	if n := tokens.Load(); n != 0 {
+		t.Errorf("another origin received the token %d time(s)", n)
+	}
+
+	s, err := c.Stream(within(t), itick.AssetStock, itick.WithStreamURL(origin.URL+"/near"))
+	if err != nil {
+		t.Fatalf("a redirect within the origin: %v", err)
+	}
+	s.Close()
+	if moved.Load() != 1 {
+		t.Errorf("the redirect within the origin reached the moved path %d time(s) with the token, want 1", moved.Load())
+	}
+}
+
+// TestStream_ServerTextIsRedactedAndBounded: whatever a server echoes, in
+// whatever form, the token stays out of events, errors and logs, and the
+// text stays bounded.
+func TestStream_ServerTextIsRedactedAndBounded(t *testing.T) {
+	t.Parallel()
+	const token = "sk+live/0123456789abcdefXYZ=="
+	pad := strings.Repeat("x", 300)
+	forms := []string{token, url.QueryEscape(token), url.PathEscape(token)}
+	h := newWSHost(func(ctx context.Context, n int64, _ *http.Request, c *websocket.Conn) {
+		if greet(ctx, c) != nil {
+			return
+		}
+		if n > 1 {
+			answer(ctx, c, acceptAll)
+			return
+		}
+		req, err := hread(ctx, c)
+		if err != nil || hsend(ctx, c, acceptAll(req)) != nil {
+			return
+		}
+		for _, f := range forms {
+			pushes := []string{
+				`{"code":1,"data":{"s":"700","r":"HK","type":"` + pad + f + `","t":1}}`,
+				`{"code":1,"data":{"s":"700","r":"HK","type":"quote","ld":"` + f + pad + `","t":1}}`,
+				`{"code":1,"data":{"s":"` + pad + f + `","t":99,"k":{}}}`,
+			}
+			for _, p := range pushes {
+				if hsend(ctx, c, p) != nil {
+					return
+				}
+			}
+		}
+		// A close reason holds at most 123 bytes.
+		c.Close(websocket.StatusPolicyViolation, "bye "+url.QueryEscape(token))
+	})
+	logs := new(testutil.SyncBuffer)
+	s, err := newServerClient(t, httptest.NewServer(h), token, itick.WithLogger(debugLogger(logs))).Stream(within(t), itick.AssetStock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for errs := 0; errs < 3*len(forms); {
+		switch ev := next(t, s, nil).(type) {
+		case itick.ErrorEvent:
+			errs++
+			texts = append(texts, ev.Err.Error())
+		case itick.GapEvent:
+			t.Fatalf("gap before the bad pushes arrived: %v", ev.Reason)
+		}
+	}
+	gap := next(t, s, func(ev itick.Event) bool { _, ok := ev.(itick.GapEvent); return ok }).(itick.GapEvent)
+	texts = append(texts, gap.Reason.Error())
+	s.Close()
+	texts = append(texts, logs.String())
+	if !strings.Contains(logs.String(), "connection lost") {
+		t.Errorf("no WARN line for the lost connection:\n%s", logs.String())
+	}
+	for i, text := range texts {
+		if leak := leaksToken(text, token); leak != "" {
+			t.Errorf("text %d shows %q of the token: %s", i, leak, text)
+		}
+		if i < len(texts)-1 && len(text) > 1024 {
+			t.Errorf("text %d is %d bytes: %.100s...", i, len(text), text)
+		}
+	}
+
+	// A refusal that echoes the token, at length.
+	refuser := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
+		hsend(ctx, c, `{"code":1,"msg":"Connected Successfully"}`)
+		hsend(ctx, c, `{"code":0,"resAc":"auth","msg":"auth failed for `+url.PathEscape(token)+strings.Repeat("é", 1<<16)+`"}`)
+		c.Close(websocket.StatusPolicyViolation, "auth failed")
+	})
+	_, err = newServerClient(t, httptest.NewServer(refuser), token).Stream(within(t), itick.AssetStock)
+	if !errors.Is(err, itick.ErrUnauthorized) {
+		t.Fatalf("refused token: %v, want ErrUnauthorized", err)
+	}
+	var se *itick.StreamError
+	if !errors.As(err, &se) {
+		t.Fatalf("refused token: %T, want a *StreamError", err)
+	}
+	for _, text := range []string{err.Error(), se.Message} {
+		if leak := leaksToken(text, token); leak != "" {
+			t.Errorf("refusal shows %q of the token: %.200s", leak, text)
+		}
+		if len(text) > 1024 || !utf8.ValidString(text) {
+			t.Errorf("refusal text is %d bytes or not UTF-8: %.100s...", len(text), text)
+		}
+	}
+}
+
+// TestStream_HandshakeRefusalCarriesEvidence: a gateway that refuses the
+// WebSocket handshake with an HTTP status gives an *APIError with the
+// body and headers it sent, the token taken out of both, like a REST call's.
+func TestStream_HandshakeRefusalCarriesEvidence(t *testing.T) {
+	t.Parallel()
+	const token = "tk-9f3a7c1e5b2d8f4a6c0e"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Echo", r.Header.Get("token"))
+		w.Header().Set("X-Request-Id", "req-42")
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"message":"Invalid API key in request: %s"}`, r.Header.Get("token"))
+	}))
+	c := newServerClient(t, srv, token)
+	_, err := c.Stream(within(t), itick.AssetStock)
+	var apiErr *itick.APIError
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("err = %v (%T), want *APIError", err, err)
+	}
+	if apiErr.StatusCode != http.StatusUnauthorized || !errors.Is(err, itick.ErrUnauthorized) {
+		t.Errorf("status %d, Is(ErrUnauthorized) %v; want 401 and true", apiErr.StatusCode, errors.Is(err, itick.ErrUnauthorized))
+	}
+	if !strings.Contains(apiErr.Body, "Invalid API key in request") || apiErr.Header.Get("X-Request-Id") != "req-42" {
+		t.Errorf("Body %q, X-Request-Id %q: want the refusal's body and headers", apiErr.Body, apiErr.Header.Get("X-Request-Id"))
+	}
+	for what, text := range map[string]string{
+		"Body": apiErr.Body, "X-Echo": apiErr.Header.Get("X-Echo"), "%#v": fmt.Sprintf("%#v", apiErr), "Error": err.Error(),
+	} {
+		if piece := leaksToken(text, token); piece != "" {
+			t.Errorf("%s shows %q of the token: %s", what, piece, text)
+		}
+	}
+}
+
+func TestStream_TokenStaysOutOfLogsAndErrors(t *testing.T) {
+	t.Parallel()
+	sim := streamSim(wssim.Config{PushInterval: 5 * time.Millisecond})
+	var logs testutil.SyncBuffer
+	c := newServerClient(t, httptest.NewServer(sim), simToken, itick.WithLogger(debugLogger(&logs)))
+	s, err := c.Stream(within(t), "stock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
+		t.Fatal(err)
+	}
+	sim.DropAll()
+	gap := next(t, s, func(ev itick.Event) bool { _, ok := ev.(itick.GapEvent); return ok }).(itick.GapEvent)
+	s.Close()
+
+	out := logs.String()
+	if !strings.Contains(out, "itick stream connection lost") || !strings.Contains(out, "itick stream connected") {
+		t.Errorf("logs lack the connection lines:\n%s", out)
+	}
+	for _, text := range []string{out, gap.Reason.Error(), fmt.Sprint(s), fmt.Sprintf("%#v", s), fmt.Sprintf("%+v", gap)} {
+		if strings.Contains(text, simToken) {
+			t.Errorf("the token leaked into %q", text)
+		}
 	}
 }

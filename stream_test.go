@@ -476,34 +476,6 @@ func TestStream_CloseLeavesNoGoroutine(t *testing.T) {
 	}
 }
 
-func TestStream_TokenStaysOutOfLogsAndErrors(t *testing.T) {
-	t.Parallel()
-	sim := streamSim(wssim.Config{PushInterval: 5 * time.Millisecond})
-	var logs testutil.SyncBuffer
-	c := newServerClient(t, httptest.NewServer(sim), simToken, itick.WithLogger(debugLogger(&logs)))
-	s, err := c.Stream(within(t), "stock")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Subscribe(within(t), []string{"700$HK"}, itick.ChannelQuote); err != nil {
-		t.Fatal(err)
-	}
-	sim.DropAll()
-	gap := next(t, s, func(ev itick.Event) bool { _, ok := ev.(itick.GapEvent); return ok }).(itick.GapEvent)
-	s.Close()
-
-	out := logs.String()
-	if !strings.Contains(out, "itick stream connection lost") || !strings.Contains(out, "itick stream connected") {
-		t.Errorf("logs lack the connection lines:\n%s", out)
-	}
-	for _, text := range []string{out, gap.Reason.Error(), fmt.Sprint(s), fmt.Sprintf("%#v", s), fmt.Sprintf("%+v", gap)} {
-		if strings.Contains(text, simToken) {
-			t.Errorf("the token leaked into %q", text)
-		}
-	}
-}
-
 func TestStream_SubscribeWhileReconnecting(t *testing.T) {
 	t.Parallel()
 	sim := streamSim(wssim.Config{PushInterval: 5 * time.Millisecond})
