@@ -23,39 +23,6 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
-// faultToken is the token of every client in these tests; tests look for it
-// where it must not be.
-const faultToken = "tok-7f3a9c-do-not-leak"
-
-// faultCallTimeout bounds every call: a call that does not end by then has
-// failed to stop on its own.
-const faultCallTimeout = 2 * time.Second
-
-// faultHandler counts the requests it gets and hands each to serve with
-// its number. Handlers that block select on done, which Close closes;
-// newServerClient closes the handler before the server.
-type faultHandler struct {
-	serve func(h *faultHandler, w http.ResponseWriter, r *http.Request, n int)
-	hits  atomic.Int32
-	done  chan struct{}
-	once  sync.Once
-}
-
-func newFaultHandler(serve func(h *faultHandler, w http.ResponseWriter, r *http.Request, n int)) *faultHandler {
-	return &faultHandler{serve: serve, done: make(chan struct{})}
-}
-
-func (h *faultHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.serve(h, w, r, int(h.hits.Add(1)))
-}
-
-// Close ends the requests that wait on done.
-func (h *faultHandler) Close() { h.once.Do(func() { close(h.done) }) }
-
-const quote700 = `{"s":"700","ld":616,"o":608,"p":608,"h":616,"l":601.5,"t":1765526889000,"v":17825495,"tu":10871536434.36,"ts":0,"ch":8,"chp":1.32}`
-
-const quotesOK = `{"code":0,"msg":null,"data":{"700":` + quote700 + `}}`
-
 func wantQuotes700() map[string]itick.Quote {
 	return map[string]itick.Quote{"700": {Symbol: "700", Last: 616, Open: 608, PrevClose: 608, High: 616, Low: 601.5,
 		Time: time.UnixMilli(1765526889000).UTC(), Volume: 17825495, Turnover: 10871536434.36, Change: 8, ChangePercent: 1.32}}

@@ -22,8 +22,6 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
-const okQuotes = `{"code":0,"msg":null,"data":{"700":{"s":"700","ld":616}}}`
-
 // Behaviour 6: 429, 500, 502, 503 and 504 are
 // retried exactly WithRetries times, then reported with their status.
 func TestRetryableStatusesRetried(t *testing.T) {

@@ -6,20 +6,11 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/d19c4e34/itick"
 )
-
-// countingLimiter counts the attempts that asked to go.
-type countingLimiter struct{ n atomic.Int32 }
-
-func (l *countingLimiter) Wait(ctx context.Context) error {
-	l.n.Add(1)
-	return ctx.Err()
-}
 
 type validationCase struct {
 	name string
