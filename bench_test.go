@@ -25,12 +25,13 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/batch"
 	"github.com/d19c4e34/itick/internal/codec"
 	"github.com/d19c4e34/itick/internal/quota"
 	"github.com/d19c4e34/itick/markettest"
-	"github.com/google/go-cmp/cmp"
 )
 
 // callService serves one fixed, realistic 10-code quotes envelope,

@@ -22,9 +22,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/d19c4e34/itick/internal/codec"
 	"github.com/d19c4e34/itick/internal/redact"
-	"github.com/google/go-cmp/cmp"
 )
 
 func readFixture(t *testing.T, name string) []byte {

@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/d19c4e34/itick"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/d19c4e34/itick"
 )
 
 // endpoint is one method of the SDK against its endpoint's fixture: the
@@ -947,7 +948,8 @@ func TestModels_RoundTripFixtures(t *testing.T) {
 	}
 }
 
-// TestPriceDataRoundTrip: every new endpoint's data survives a trip to
+// TestPriceDataRoundTrip: every singular quote, kline, depth and tick
+// endpoint's data survives a trip to
 // the wire form and back.
 func TestPriceDataRoundTrip(t *testing.T) {
 	t.Parallel()

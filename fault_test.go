@@ -711,8 +711,8 @@ func TestBodyAtLimitAccepted(t *testing.T) {
 // refuse answers a handshake as the service does a revoked token: the
 // refusal, then the connection closed at once.
 func refuse(ctx context.Context, c *websocket.Conn) {
-	hsend(ctx, c, `{"code":1,"msg":"Connected Successfully"}`)
-	hsend(ctx, c, `{"code":0,"resAc":"auth","msg":"auth failed"}`)
+	wsSend(ctx, c, `{"code":1,"msg":"Connected Successfully"}`)
+	wsSend(ctx, c, `{"code":0,"resAc":"auth","msg":"auth failed"}`)
 	c.CloseNow()
 }
 
@@ -748,8 +748,8 @@ func TestStream_RefusalOnReconnectEndsStream(t *testing.T) {
 			if greet(ctx, c) != nil {
 				return
 			}
-			req, err := hread(ctx, c)
-			if err == nil && hsend(ctx, c, acceptAll(req)) == nil {
+			req, err := wsRead(ctx, c)
+			if err == nil && wsSend(ctx, c, acceptAll(req)) == nil {
 				c.CloseNow() // the token is revoked: drop and refuse from now on
 			}
 		})
@@ -792,8 +792,8 @@ func TestStream_FlappingServerBacksOff(t *testing.T) {
 		if greet(ctx, c) != nil {
 			return
 		}
-		req, err := hread(ctx, c)
-		if err == nil && hsend(ctx, c, acceptAll(req)) == nil {
+		req, err := wsRead(ctx, c)
+		if err == nil && wsSend(ctx, c, acceptAll(req)) == nil {
 			c.CloseNow()
 		}
 	})
@@ -837,7 +837,7 @@ func TestStream_ToleratesDataShapes(t *testing.T) {
 			return
 		}
 		for {
-			req, err := hread(ctx, c)
+			req, err := wsRead(ctx, c)
 			if err != nil {
 				return
 			}
@@ -848,7 +848,7 @@ func TestStream_ToleratesDataShapes(t *testing.T) {
 				}
 				reply = `{"resAc":"pong","data":"` + req.Params + `"}`
 			}
-			if hsend(ctx, c, reply) != nil {
+			if wsSend(ctx, c, reply) != nil {
 				return
 			}
 		}

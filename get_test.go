@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/testutil"
 	"github.com/d19c4e34/itick/markettest"
-	"github.com/google/go-cmp/cmp"
 )
 
 // Behaviour (Client.Get): segments that proxies reinterpret are refused as
@@ -30,7 +31,7 @@ func TestGetRefusesSegmentsProxiesReinterpret(t *testing.T) {
 		hits++
 		w.Write([]byte(`{"code":0,"data":null}`))
 	}))
-	c := newServerClient(t, srv, "pending-token-0123456789")
+	c := newServerClient(t, srv, testToken)
 	for _, path := range []string{
 		"/..;/admin", "/stock/..;/admin", "/.;x/admin", "/stock/%2e%2e;/admin", "/stock/..%3B/admin",
 		"/stock/quote%3Fcode=1", "/stock/quote%23frag", "/stock/%253F/x", "/stock/%2523",

@@ -18,9 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/markettest"
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestKlinesRangeIdealRequests backfills two years of daily candles of 50

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/d19c4e34/itick"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/d19c4e34/itick"
 )
 
 // TestHolidaysOfRegion: HolidaysOf asks /symbol/v2/holidays for one

@@ -11,9 +11,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/jarcoal/httpmock"
+
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/markettest"
-	"github.com/jarcoal/httpmock"
 )
 
 // TestNewsLimitRequired: the simulator refuses a news request without

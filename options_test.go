@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/d19c4e34/itick"
 	"github.com/jarcoal/httpmock"
 	"golang.org/x/time/rate"
+
+	"github.com/d19c4e34/itick"
 )
 
 // TestOptions_LimiterOrder: WithRateLimit and WithLimiter set the same

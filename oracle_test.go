@@ -16,9 +16,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/d19c4e34/itick/internal/codec"
 	"github.com/d19c4e34/itick/internal/wire"
-	"github.com/google/go-cmp/cmp"
 )
 
 var errOracle = errors.New("oracle: refused")

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/quota"
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestPlan_BatchSize: the published batch sizes, and PlanBase for an

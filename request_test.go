@@ -17,10 +17,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/d19c4e34/itick"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jarcoal/httpmock"
+
+	"github.com/d19c4e34/itick"
 )
 
 // TestEmptyDataIsNotFound: the documented bodies with null and {}

@@ -593,7 +593,7 @@ func TestSpentQuotaUnderADeadlineEndsAtOnce(t *testing.T) {
 		w.WriteHeader(http.StatusTooManyRequests)
 		w.Write([]byte(`{"code":429,"msg":"API rate limit exceeded"}`))
 	}))
-	c := newServerClient(t, srv, "pending-token-0123456789")
+	c := newServerClient(t, srv, testToken)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -611,7 +611,7 @@ func TestSpentQuotaUnderADeadlineEndsAtOnce(t *testing.T) {
 	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"code":0,"data":{"700":{"s":"700","ld":1}}}`))
 	}))
-	lc := newServerClient(t, ok, "pending-token-0123456789", itick.WithRateLimit(rate.Every(time.Minute), 1))
+	lc := newServerClient(t, ok, testToken, itick.WithRateLimit(rate.Every(time.Minute), 1))
 	if _, err := lc.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700"}); err != nil {
 		t.Fatal(err)
 	}

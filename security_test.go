@@ -871,8 +871,8 @@ func TestStream_ServerTextIsRedactedAndBounded(t *testing.T) {
 			answer(ctx, c, acceptAll)
 			return
 		}
-		req, err := hread(ctx, c)
-		if err != nil || hsend(ctx, c, acceptAll(req)) != nil {
+		req, err := wsRead(ctx, c)
+		if err != nil || wsSend(ctx, c, acceptAll(req)) != nil {
 			return
 		}
 		for _, f := range forms {
@@ -882,7 +882,7 @@ func TestStream_ServerTextIsRedactedAndBounded(t *testing.T) {
 				`{"code":1,"data":{"s":"` + pad + f + `","t":99,"k":{}}}`,
 			}
 			for _, p := range pushes {
-				if hsend(ctx, c, p) != nil {
+				if wsSend(ctx, c, p) != nil {
 					return
 				}
 			}
@@ -927,8 +927,8 @@ func TestStream_ServerTextIsRedactedAndBounded(t *testing.T) {
 
 	// A refusal that echoes the token, at length.
 	refuser := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
-		hsend(ctx, c, `{"code":1,"msg":"Connected Successfully"}`)
-		hsend(ctx, c, `{"code":0,"resAc":"auth","msg":"auth failed for `+url.PathEscape(token)+strings.Repeat("é", 1<<16)+`"}`)
+		wsSend(ctx, c, `{"code":1,"msg":"Connected Successfully"}`)
+		wsSend(ctx, c, `{"code":0,"resAc":"auth","msg":"auth failed for `+url.PathEscape(token)+strings.Repeat("é", 1<<16)+`"}`)
 		c.Close(websocket.StatusPolicyViolation, "auth failed")
 	})
 	_, err = newServerClient(t, httptest.NewServer(refuser), token).Stream(within(t), itick.AssetStock)

@@ -224,7 +224,7 @@ func TestStatsCountEmptyAnswersAndNotRedirects(t *testing.T) {
 	}))
 	ctx := context.Background()
 
-	c := newServerClient(t, srv, "pending-token-0123456789")
+	c := newServerClient(t, srv, testToken)
 	for _, call := range []func() error{
 		func() error { _, err := c.Stock.Depth(ctx, itick.RegionHK, "700"); return err },
 		func() error { _, err := c.Stock.Kline(ctx, itick.RegionHK, "700", itick.OneDay, 5); return err },
@@ -239,7 +239,7 @@ func TestStatsCountEmptyAnswersAndNotRedirects(t *testing.T) {
 		t.Errorf("Stats = %+v, want 4 requests and 4 errors", st)
 	}
 
-	r := newServerClient(t, srv, "pending-token-0123456789", itick.WithBaseURL(srv.URL+"/old"))
+	r := newServerClient(t, srv, testToken, itick.WithBaseURL(srv.URL+"/old"))
 	if _, err := r.Stock.Quote(ctx, itick.RegionHK, "700"); err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/wssim"
 )

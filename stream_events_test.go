@@ -12,10 +12,11 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/d19c4e34/itick/internal/codec"
 	"github.com/d19c4e34/itick/internal/redact"
 	"github.com/d19c4e34/itick/internal/stream"
-	"github.com/google/go-cmp/cmp"
 )
 
 // The reference for pushes: encoding/json into one flat struct of every

@@ -13,10 +13,11 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/wssim"
 	"github.com/d19c4e34/itick/markettest"
-	"github.com/google/go-cmp/cmp"
 )
 
 // Behaviour 18: DisconnectEvent, GapEvent and ErrorEvent are never dropped

@@ -18,12 +18,13 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/stream"
 	"github.com/d19c4e34/itick/internal/testutil"
 	"github.com/d19c4e34/itick/internal/wssim"
-	"github.com/google/go-cmp/cmp"
-	"go.uber.org/goleak"
 )
 
 // waitGoroutines waits until every goroutine started after before was
@@ -38,19 +39,8 @@ func waitGoroutines(t *testing.T, before goleak.Option) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	tick := time.NewTicker(2 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		// Find retries for a few hundred milliseconds itself.
-		err := goleak.Find(before)
-		if err == nil {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("goroutines remain: %v", err)
-		case <-tick.C:
-		}
+	if err := settled(ctx, before); err != nil {
+		t.Fatalf("goroutines remain: %v", err)
 	}
 }
 
@@ -444,7 +434,7 @@ func TestStream_RefusesANilContext(t *testing.T) {
 		wsSend(ctx, c, `{"code":1,"resAc":"auth","msg":"authenticated"}`)
 		c.Read(ctx)
 	})
-	c := newServerClient(t, httptest.NewServer(h), "pending-token-0123456789")
+	c := newServerClient(t, httptest.NewServer(h), testToken)
 	//lint:ignore SA1012 a nil context is what this test passes
 	if _, err := c.Stream(nil, itick.AssetStock); !errors.Is(err, itick.ErrInvalidArgument) { //nolint:staticcheck
 		t.Errorf("Stream(nil) = %v, want ErrInvalidArgument", err)
@@ -903,11 +893,11 @@ func TestStream_RoutesDocumentedMessages(t *testing.T) {
 		"push_kline_legacy.json", "push_kline_exchange.json"}
 	subscribed := make(chan string, 1)
 	h := newWSHost(func(ctx context.Context, _ int64, _ *http.Request, c *websocket.Conn) {
-		if hsend(ctx, c, streamFixture(t, "connected.json", "")) != nil ||
-			hsend(ctx, c, streamFixture(t, "auth_ok_echo.json", token)) != nil {
+		if wsSend(ctx, c, streamFixture(t, "connected.json", "")) != nil ||
+			wsSend(ctx, c, streamFixture(t, "auth_ok_echo.json", token)) != nil {
 			return
 		}
-		req, err := hread(ctx, c)
+		req, err := wsRead(ctx, c)
 		if err != nil {
 			return
 		}
@@ -918,7 +908,7 @@ func TestStream_RoutesDocumentedMessages(t *testing.T) {
 			msgs = append(msgs, streamFixture(t, p, ""))
 		}
 		for _, m := range msgs {
-			if hsend(ctx, c, m) != nil {
+			if wsSend(ctx, c, m) != nil {
 				return
 			}
 		}
