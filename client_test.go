@@ -230,8 +230,8 @@ func swapDefaultTransport(t *testing.T) *wrappedTransport {
 	return w
 }
 
-// Behaviour 12: with http.DefaultTransport
-// wrapped, NewClient works and its requests go through the wrapper.
+// Behaviour 12: with http.DefaultTransport wrapped, NewClient works and its
+// requests go through the wrapper.
 func TestNewClient_WrappedDefaultTransport(t *testing.T) { // not parallel: swaps a global
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		io.WriteString(w, okQuotes)
@@ -343,8 +343,8 @@ func TestNewClient_AcceptsEdgeValues(t *testing.T) {
 	}
 }
 
-// TestNewClientFromEnv_NamesTheBadValue checks the environment's values the same
-// way. It sets environment variables, so it does not run in parallel.
+// TestNewClientFromEnv_NamesTheBadValue checks the environment's values the
+// same way. It sets environment variables, so it does not run in parallel.
 func TestNewClientFromEnv_NamesTheBadValue(t *testing.T) {
 	tests := []struct {
 		name                 string

@@ -404,8 +404,8 @@ func TestE2EPlanLimit(t *testing.T) {
 	}
 }
 
-// TestE2ETextErrorCodes: the service's E-numbers sent as a string in code map
-// to their sentinels and are kept in APIError.CodeText.
+// TestE2ETextErrorCodes: the service's E-numbers sent as a string in code
+// map to their sentinels and are kept in APIError.CodeText.
 func TestE2ETextErrorCodes(t *testing.T) {
 	t.Parallel()
 	c, srv := newSimClient(t, []markettest.Option{markettest.WithTextCodes(), markettest.WithBatchSize(2)})
@@ -514,9 +514,9 @@ func TestE2EUncoveredMarketIsNotFound(t *testing.T) {
 	}
 }
 
-// TestE2EWireFields: stock ticks carry their trade direction, index,
-// forex and fund quotes their previous close and change, and the stock
-// calls with options send exchange on every request, singular and batch.
+// TestE2EWireFields: stock ticks carry their trade direction, index, forex
+// and fund quotes their previous close and change, and the stock calls with
+// options send exchange on every request, singular and batch.
 func TestE2EWireFields(t *testing.T) {
 	t.Parallel()
 	c, srv := newSimClient(t, []markettest.Option{markettest.WithBatchSize(2)})

@@ -949,8 +949,7 @@ func TestModels_RoundTripFixtures(t *testing.T) {
 }
 
 // TestPriceDataRoundTrip: every singular quote, kline, depth and tick
-// endpoint's data survives a trip to
-// the wire form and back.
+// endpoint's data survives a trip to the wire form and back.
 func TestPriceDataRoundTrip(t *testing.T) {
 	t.Parallel()
 	classes := []string{"stock", "crypto", "forex", "indices", "future", "fund"}

@@ -128,9 +128,9 @@ func TestTradeDirectionRoundTrip(t *testing.T) {
 	}
 }
 
-// TestCryptoOnlyIntervalsAreNotRefused: TwoHours and FourHours, crypto
-// only by the newest official SDK's types, are still sent for other
-// classes (kType 6 and 7); FifteenMinutes is kType 3 and 15 minutes long.
+// TestCryptoOnlyIntervalsAreNotRefused: TwoHours and FourHours, crypto only
+// by the newest official SDK's types, are still sent for other classes
+// (kType 6 and 7); FifteenMinutes is kType 3 and 15 minutes long.
 func TestCryptoOnlyIntervalsAreNotRefused(t *testing.T) {
 	t.Parallel()
 	c, srv := newSimClient(t, nil)

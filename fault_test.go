@@ -645,9 +645,9 @@ func TestFaultBatchDeadline(t *testing.T) {
 	}
 }
 
-// Behaviour 9: a body over WithMaxResponseBytes is an error
-// matching ErrResponseTooLarge, is not retried, and is caught with or
-// without a Content-Length, over a real socket.
+// Behaviour 9: a body over WithMaxResponseBytes is an error matching
+// ErrResponseTooLarge, is not retried, and is caught with or without a
+// Content-Length, over a real socket.
 func TestBodyOverLimit(t *testing.T) {
 	t.Parallel()
 	const limit = 1024

@@ -13,9 +13,9 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
-// TestHolidaysOfRegion: HolidaysOf asks /symbol/v2/holidays for one
-// region with code=, and gets that region's calendar only; Holidays still
-// asks for every market.
+// TestHolidaysOfRegion: HolidaysOf asks /symbol/v2/holidays for one region
+// with code=, and gets that region's calendar only; Holidays still asks for
+// every market.
 func TestHolidaysOfRegion(t *testing.T) {
 	t.Parallel()
 	c, srv := newSimClient(t, nil)

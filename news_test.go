@@ -17,8 +17,8 @@ import (
 	"github.com/d19c4e34/itick/markettest"
 )
 
-// TestNewsLimitRequired: the simulator refuses a news request without
-// limit, as the service does, and News.List and News.All with Limit 0 send
+// TestNewsLimitRequired: the simulator refuses a news request without limit,
+// as the service does, and News.List and News.All with Limit 0 send
 // DefaultNewsLimit, so they work against it.
 func TestNewsLimitRequired(t *testing.T) {
 	t.Parallel()
@@ -72,8 +72,8 @@ func TestNewsLimitRequired(t *testing.T) {
 	}
 }
 
-// Behaviour 1: limit 0 is valid and sends the
-// SDK's documented default, since the service requires limit.
+// Behaviour 1: limit 0 is valid and sends the SDK's documented default,
+// since the service requires limit.
 func TestNewsLimitZeroSendsDefault(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t, testToken)
@@ -141,8 +141,8 @@ func TestNewsGetIDStaysOneSegment(t *testing.T) {
 	}
 }
 
-// TestNewsGetEscapesID: an id is one path segment whatever it holds,
-// also under a base URL with a path prefix.
+// TestNewsGetEscapesID: an id is one path segment whatever it holds, also
+// under a base URL with a path prefix.
 func TestNewsGetEscapesID(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

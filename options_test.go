@@ -98,8 +98,8 @@ type failingLimiter struct{ err error }
 
 func (l failingLimiter) Wait(context.Context) error { return l.err }
 
-// Behaviour 13: a limiter's own failure comes
-// back wrapped, and is no timeout although the context has a deadline.
+// Behaviour 13: a limiter's own failure comes back wrapped, and is no
+// timeout although the context has a deadline.
 func TestLimiterErrorKeepsItsCause(t *testing.T) {
 	t.Parallel()
 	down := &storeDownError{addr: "10.0.0.7:6379"}

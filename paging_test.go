@@ -55,8 +55,8 @@ func pagesAsked(rec *recorder) []string {
 	return out
 }
 
-// Behaviour 10: Splits asks for page 0, 1, ... until the
-// page marked last, an empty page, or a page that repeats.
+// Behaviour 10: Splits asks for page 0, 1, ... until the page marked last,
+// an empty page, or a page that repeats.
 func TestSplitsPaging(t *testing.T) {
 	t.Parallel()
 	repeated := splitPage(0, 2, 0, false)
@@ -108,8 +108,7 @@ func TestSplitsPaging(t *testing.T) {
 	}
 }
 
-// Behaviour 10: leaving the loop early fetches
-// no further page.
+// Behaviour 10: leaving the loop early fetches no further page.
 func TestSplitsBreakStopsFetching(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t, testToken)
@@ -131,8 +130,8 @@ func TestSplitsBreakStopsFetching(t *testing.T) {
 	}
 }
 
-// Behaviour 10: an error is yielded once after
-// the records already read, and ends the sequence.
+// Behaviour 10: an error is yielded once after the records already read, and
+// ends the sequence.
 func TestSplitsErrorEndsSequence(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t, testToken, itick.WithRetries(0))
@@ -177,8 +176,8 @@ func cursorsSent(rec *recorder) []string {
 	return out
 }
 
-// Behaviour 10: News.All passes nextCursor back as cursor
-// until hasMore is false, a page is empty or the cursor repeats.
+// Behaviour 10: News.All passes nextCursor back as cursor until hasMore is
+// false, a page is empty or the cursor repeats.
 func TestNewsAllCursor(t *testing.T) {
 	t.Parallel()
 	const c1, c2 = "2025-12-12T07:00:00.123456789Z", "2025-12-12T05:59:59.000000001Z"
@@ -243,8 +242,7 @@ func TestNewsAllCursor(t *testing.T) {
 	}
 }
 
-// Behaviour 10: leaving the loop early fetches
-// no further page.
+// Behaviour 10: leaving the loop early fetches no further page.
 func TestNewsAllBreakStopsFetching(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t, testToken)
@@ -263,8 +261,7 @@ func TestNewsAllBreakStopsFetching(t *testing.T) {
 	}
 }
 
-// Behaviour 10: an error is yielded once and
-// ends the sequence.
+// Behaviour 10: an error is yielded once and ends the sequence.
 func TestNewsAllErrorEndsSequence(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t, testToken, itick.WithRetries(0))
@@ -307,8 +304,8 @@ func pageCycler(t *testing.T, path string, pages ...func(p int) string) (http.Ha
 	}), &n
 }
 
-// Behaviour 10: pages alternating A, B, A,
-// B end the iteration at the second A, for splits and IPOs alike.
+// Behaviour 10: pages alternating A, B, A, B end the iteration at the second
+// A, for splits and IPOs alike.
 func TestPagingStopsAtAnyRepeatedPage(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -414,9 +411,9 @@ func ipoPageBody(page, first, n, totalPages int, last bool) string {
 		strings.Join(items, ","), page, n, totalPages, totalPages*n, last)
 }
 
-// TestIPOsPaging: IPOs asks for page 0, 1, ... and stops after the
-// last page, at an empty page, at a page that repeats, after totalPages, on
-// an error, and when the loop breaks.
+// TestIPOsPaging: IPOs asks for page 0, 1, ... and stops after the last
+// page, at an empty page, at a page that repeats, after totalPages, on an
+// error, and when the loop breaks.
 func TestIPOsPaging(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -24,9 +24,9 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
-// TestEmptyDataIsNotFound: the documented bodies with null and {}
-// data are ErrNotFound for every single-object call, market status and
-// news articles included.
+// TestEmptyDataIsNotFound: the documented bodies with null and {} data are
+// ErrNotFound for every single-object call, market status and news articles
+// included.
 func TestEmptyDataIsNotFound(t *testing.T) {
 	t.Parallel()
 	calls := []struct {
@@ -92,8 +92,8 @@ func TestEmptyDataIsNotFound(t *testing.T) {
 	})
 }
 
-// Behaviour 1: codes are trimmed and
-// de-duplicated, first occurrence first, and case is kept.
+// Behaviour 1: codes are trimmed and de-duplicated, first occurrence first,
+// and case is kept.
 func TestCodesTrimmedDedupedCaseKept(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t, testToken)
@@ -165,9 +165,9 @@ func (s *chunkServer) responder(skip map[string]bool) httpmock.Responder {
 	}
 }
 
-// Behaviour 2: codes go out in chunks of at
-// most the batch size (plan or WithBatchSize), at most WithConcurrency at
-// once, and come back merged into one map.
+// Behaviour 2: codes go out in chunks of at most the batch size (plan or
+// WithBatchSize), at most WithConcurrency at once, and come back merged into
+// one map.
 func TestChunksByPlanAndConcurrency(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -221,8 +221,8 @@ func TestChunksByPlanAndConcurrency(t *testing.T) {
 	}
 }
 
-// Behaviour 2: a code the service leaves out is not
-// in the map and is not an error, in one chunk or several.
+// Behaviour 2: a code the service leaves out is not in the map and is not an
+// error, in one chunk or several.
 func TestMissingCodeIsAbsent(t *testing.T) {
 	t.Parallel()
 	for _, batchSize := range []int{10, 2} {
@@ -246,8 +246,8 @@ func TestMissingCodeIsAbsent(t *testing.T) {
 	}
 }
 
-// Behaviour 3: a call that fits one chunk returns
-// that chunk's *APIError itself, not a *BatchError.
+// Behaviour 3: a call that fits one chunk returns that chunk's *APIError
+// itself, not a *BatchError.
 func TestSingleChunkErrorAsIs(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t, testToken)
@@ -273,9 +273,9 @@ func TestSingleChunkErrorAsIs(t *testing.T) {
 	}
 }
 
-// Behaviour 3: with several chunks, the
-// merged results of the chunks that succeeded come back with a *BatchError
-// naming exactly the missing codes; errors.Is/As see each chunk's error.
+// Behaviour 3: with several chunks, the merged results of the chunks that
+// succeeded come back with a *BatchError naming exactly the missing codes;
+// errors.Is/As see each chunk's error.
 func TestPartialResultsAndBatchError(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t, testToken, itick.WithBatchSize(2), itick.WithRetries(0))
@@ -342,8 +342,8 @@ func TestPartialResultsAndBatchError(t *testing.T) {
 	}
 }
 
-// Behaviour 3: every chunk failing still gives a
-// *BatchError with every code, and an empty map.
+// Behaviour 3: every chunk failing still gives a *BatchError with every
+// code, and an empty map.
 func TestAllChunksFail(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t, testToken, itick.WithBatchSize(3), itick.WithRetries(0))
@@ -367,8 +367,8 @@ func TestAllChunksFail(t *testing.T) {
 	}
 }
 
-// Behaviour 4: every service's klines come back
-// oldest first whatever order the service used.
+// Behaviour 4: every service's klines come back oldest first whatever order
+// the service used.
 func TestKlinesSortedOldestFirst(t *testing.T) {
 	t.Parallel()
 	type klinesFn func(context.Context, itick.Region, []string, itick.Interval, int, ...itick.KlineOption) (map[string][]itick.Kline, error)
@@ -447,10 +447,10 @@ var sentinels = []struct {
 	{"ErrInvalidArgument", itick.ErrInvalidArgument},
 }
 
-// Behaviour 5: only a 2xx status with a whole envelope whose
-// code is 0 or 200 and whose msg carries no error text is a success;
-// everything else is an *APIError with status, code, message and path, and
-// the matching sentinel.
+// Behaviour 5: only a 2xx status with a whole envelope whose code is 0 or
+// 200 and whose msg carries no error text is a success; everything else is
+// an *APIError with status, code, message and path, and the matching
+// sentinel.
 func TestSuccessRule(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -628,8 +628,8 @@ func TestSuccessRule(t *testing.T) {
 	}
 }
 
-// Behaviour 5: the success rule holds on every
-// kind of endpoint, not just quotes.
+// Behaviour 5: the success rule holds on every kind of endpoint, not just
+// quotes.
 func TestErrorTextInEveryKindOfEndpoint(t *testing.T) {
 	t.Parallel()
 	kinds := map[string]bool{}
@@ -695,8 +695,8 @@ func TestSuccessRuleReadsTheWholeMessage(t *testing.T) {
 // the tests below check them.
 var ignoreEvidence = cmpopts.IgnoreFields(itick.APIError{}, "Body", "Header")
 
-// TestSingularNoDataIsNotFound: a quote, tick or depth answer with
-// null data is ErrNotFound, never a nil value with a nil error.
+// TestSingularNoDataIsNotFound: a quote, tick or depth answer with null data
+// is ErrNotFound, never a nil value with a nil error.
 func TestSingularNoDataIsNotFound(t *testing.T) {
 	t.Parallel()
 	calls := map[string]func(ctx context.Context, c *itick.Client) (any, error){
@@ -753,8 +753,8 @@ func TestServiceErrorPassesThrough(t *testing.T) {
 	}
 }
 
-// TestTicksChunked: Ticks splits its codes like every batch call and
-// reports a failed chunk's codes.
+// TestTicksChunked: Ticks splits its codes like every batch call and reports
+// a failed chunk's codes.
 func TestTicksChunked(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t, testToken, itick.WithBatchSize(2), itick.WithRetries(0))
@@ -821,9 +821,9 @@ func TestTicksChunked(t *testing.T) {
 	}
 }
 
-// Behaviour 11: a refused token or a plan limit
-// fails every chunk alike, so the first one ends the call: no further
-// chunk is sent and the error comes back as it is, with no results.
+// Behaviour 11: a refused token or a plan limit fails every chunk alike, so
+// the first one ends the call: no further chunk is sent and the error comes
+// back as it is, with no results.
 func TestRefusalEndsTheBatch(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -864,8 +864,8 @@ func TestRefusalEndsTheBatch(t *testing.T) {
 	}
 }
 
-// Behaviour 11: with several chunks in
-// flight, the first refusal cancels the others and sends no more.
+// Behaviour 11: with several chunks in flight, the first refusal cancels the
+// others and sends no more.
 func TestRefusalCancelsChunksInFlight(t *testing.T) {
 	t.Parallel()
 	const conc = 4
@@ -917,9 +917,9 @@ func TestRefusalCancelsChunksInFlight(t *testing.T) {
 	}
 }
 
-// Behaviour 11: a 429 asking for more
-// than a minute stops the batch: the results that arrived come back with
-// a *BatchError whose unsent chunks carry that 429.
+// Behaviour 11: a 429 asking for more than a minute stops the batch: the
+// results that arrived come back with a *BatchError whose unsent chunks
+// carry that 429.
 func TestLongRetryAfterSendsNoMoreChunks(t *testing.T) {
 	t.Parallel()
 	var n atomic.Int64
@@ -962,11 +962,10 @@ func TestLongRetryAfterSendsNoMoreChunks(t *testing.T) {
 	}
 }
 
-// Behaviour 11: a chunk already in
-// flight when the long 429 arrives finishes, and its results are kept.
-// (How many chunks a second worker starts before the 429 is seen depends
-// on scheduling, so only TestLongRetryAfterSendsNoMoreChunks
-// counts requests.)
+// Behaviour 11: a chunk already in flight when the long 429 arrives
+// finishes, and its results are kept. (How many chunks a second worker
+// starts before the 429 is seen depends on scheduling, so only
+// TestLongRetryAfterSendsNoMoreChunks counts requests.)
 func TestLongRetryAfterKeepsChunksInFlight(t *testing.T) {
 	t.Parallel()
 	// The 429 is answered only once the second chunk is in flight, and
@@ -1023,8 +1022,8 @@ func TestLongRetryAfterKeepsChunksInFlight(t *testing.T) {
 	}
 }
 
-// TestDepthEmptyDataIsNotFound: a single depth whose data is null
-// is ErrNotFound, not a nil book with a nil error.
+// TestDepthEmptyDataIsNotFound: a single depth whose data is null is
+// ErrNotFound, not a nil book with a nil error.
 func TestDepthEmptyDataIsNotFound(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t, testToken)

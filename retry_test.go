@@ -22,8 +22,8 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
-// Behaviour 6: 429, 500, 502, 503 and 504 are
-// retried exactly WithRetries times, then reported with their status.
+// Behaviour 6: 429, 500, 502, 503 and 504 are retried exactly WithRetries
+// times, then reported with their status.
 func TestRetryableStatusesRetried(t *testing.T) {
 	t.Parallel()
 	for _, status := range []int{429, 500, 502, 503, 504} {
@@ -48,8 +48,8 @@ func TestRetryableStatusesRetried(t *testing.T) {
 	}
 }
 
-// Behaviour 6: a call that fails twice with retryable
-// statuses and then succeeds returns the success.
+// Behaviour 6: a call that fails twice with retryable statuses and then
+// succeeds returns the success.
 func TestRetryThenSuccess(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t, testToken, itick.WithRetries(3))
@@ -100,8 +100,8 @@ func TestEnvelopeErrorsNotRetried(t *testing.T) {
 	}
 }
 
-// Behaviour 6: a transport error is retried
-// WithRetries times and comes back wrapped, without the token.
+// Behaviour 6: a transport error is retried WithRetries times and comes back
+// wrapped, without the token.
 func TestTransportErrorsRetried(t *testing.T) {
 	t.Parallel()
 	for _, retries := range []int{0, 2} {
@@ -124,8 +124,8 @@ func TestTransportErrorsRetried(t *testing.T) {
 	}
 }
 
-// Behaviour 6: a server that drops the connection
-// without answering is retried, over a real socket.
+// Behaviour 6: a server that drops the connection without answering is
+// retried, over a real socket.
 func TestConnectionResetRetried(t *testing.T) {
 	t.Parallel()
 	var n atomic.Int64
@@ -172,8 +172,8 @@ func (s *stamped) wrap(next httpmock.Responder) httpmock.Responder {
 	}
 }
 
-// Behaviour 6: a Retry-After in seconds or as an HTTP
-// date is waited for even past WithBackoff's max of 5ms.
+// Behaviour 6: a Retry-After in seconds or as an HTTP date is waited for
+// even past WithBackoff's max of 5ms.
 func TestRetryAfterHonoured(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -207,8 +207,8 @@ func TestRetryAfterHonoured(t *testing.T) {
 	}
 }
 
-// Behaviour 6: a Retry-After over a minute ends
-// the call at once with APIError.RetryAfter set.
+// Behaviour 6: a Retry-After over a minute ends the call at once with
+// APIError.RetryAfter set.
 func TestLongRetryAfterNotWaited(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -287,8 +287,8 @@ func callAsync(ctx context.Context, c *itick.Client, cs []string) <-chan error {
 	return done
 }
 
-// Behaviour 7: cancelling while waiting on the limiter
-// ends the call with context.Canceled and sends nothing.
+// Behaviour 7: cancelling while waiting on the limiter ends the call with
+// context.Canceled and sends nothing.
 func TestCancelInLimiter(t *testing.T) {
 	t.Parallel()
 	lim := &blockingLimiter{entered: make(chan struct{}, 1)}
@@ -361,8 +361,8 @@ func (h *hanging) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Close answers the requests still waiting.
 func (h *hanging) Close() { h.once.Do(func() { close(h.release) }) }
 
-// Behaviour 7: cancelling while a request hangs ends the
-// call with context.Canceled, over a real socket.
+// Behaviour 7: cancelling while a request hangs ends the call with
+// context.Canceled, over a real socket.
 func TestCancelInFlight(t *testing.T) {
 	t.Parallel()
 	h := newHanging()
@@ -377,8 +377,8 @@ func TestCancelInFlight(t *testing.T) {
 	}
 }
 
-// Behaviour 7: a deadline passing while a request hangs
-// gives context.DeadlineExceeded and no retry.
+// Behaviour 7: a deadline passing while a request hangs gives
+// context.DeadlineExceeded and no retry.
 func TestDeadlineInFlight(t *testing.T) {
 	t.Parallel()
 	h := newHanging()
@@ -395,8 +395,8 @@ func TestDeadlineInFlight(t *testing.T) {
 	}
 }
 
-// Behaviour 7: cancelling a multi-chunk call ends
-// every chunk and the error still matches context.Canceled.
+// Behaviour 7: cancelling a multi-chunk call ends every chunk and the error
+// still matches context.Canceled.
 func TestCancelBatchInFlight(t *testing.T) {
 	t.Parallel()
 	h := newHanging()
@@ -411,9 +411,8 @@ func TestCancelBatchInFlight(t *testing.T) {
 	}
 }
 
-// Behaviour 7: a rate.Limiter whose wait
-// would pass the deadline refuses at once, and the error matches
-// context.DeadlineExceeded.
+// Behaviour 7: a rate.Limiter whose wait would pass the deadline refuses at
+// once, and the error matches context.DeadlineExceeded.
 func TestLimiterRefusesBeforeDeadline(t *testing.T) {
 	t.Parallel()
 	lim := rate.NewLimiter(rate.Every(time.Hour), 1)
@@ -450,9 +449,9 @@ func TestAlreadyCancelled(t *testing.T) {
 	}
 }
 
-// Behaviour 7: WithRateLimit's limiter is the one
-// attempts wait on: with a burst of 2 and a rate of one an hour, the third
-// call cannot start before a short deadline.
+// Behaviour 7: WithRateLimit's limiter is the one attempts wait on: with a
+// burst of 2 and a rate of one an hour, the third call cannot start before a
+// short deadline.
 func TestRateLimitPacesAttempts(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t, testToken, itick.WithRateLimit(rate.Every(time.Hour), 2))
@@ -473,9 +472,8 @@ func TestRateLimitPacesAttempts(t *testing.T) {
 	}
 }
 
-// Behaviour 6: a TLS server whose
-// certificate the client does not trust gets one attempt: retrying cannot
-// make it trusted.
+// Behaviour 6: a TLS server whose certificate the client does not trust gets
+// one attempt: retrying cannot make it trusted.
 func TestUntrustedCertificateNotRetried(t *testing.T) {
 	t.Parallel()
 	var hits atomic.Int64
@@ -499,9 +497,9 @@ func TestUntrustedCertificateNotRetried(t *testing.T) {
 	}
 }
 
-// Behaviour 6: the http.Client's Timeout bounds
-// one attempt; an attempt that times out is a transport error and retried
-// while the call's own context is alive.
+// Behaviour 6: the http.Client's Timeout bounds one attempt; an attempt that
+// times out is a transport error and retried while the call's own context is
+// alive.
 func TestPerAttemptTimeoutRetried(t *testing.T) {
 	t.Parallel()
 	h := newHanging()
@@ -516,8 +514,8 @@ func TestPerAttemptTimeoutRetried(t *testing.T) {
 	}
 }
 
-// Behaviour 6: without Retry-After, each retry waits
-// at least WithBackoff's min (the upper bound is unit-tested on Jitter).
+// Behaviour 6: without Retry-After, each retry waits at least WithBackoff's
+// min (the upper bound is unit-tested on Jitter).
 func TestBackoffAtLeastMin(t *testing.T) {
 	t.Parallel()
 	const min = 30 * time.Millisecond
@@ -537,8 +535,8 @@ func TestBackoffAtLeastMin(t *testing.T) {
 	}
 }
 
-// Behaviour 6: a connection that dies in the middle
-// of the body is a transport error and retried, over a real socket.
+// Behaviour 6: a connection that dies in the middle of the body is a
+// transport error and retried, over a real socket.
 func TestTruncatedBodyRetried(t *testing.T) {
 	t.Parallel()
 	var n atomic.Int64

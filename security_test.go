@@ -29,8 +29,8 @@ import (
 	"github.com/d19c4e34/itick/internal/wssim"
 )
 
-// Behaviour 8: every request, retries and every chunk
-// included, carries token, Accept and a User-Agent naming the SDK.
+// Behaviour 8: every request, retries and every chunk included, carries
+// token, Accept and a User-Agent naming the SDK.
 func TestRequestHeaders(t *testing.T) {
 	t.Parallel()
 	sdkUA := "itick-go/" + itick.Version
@@ -90,8 +90,8 @@ func TestTokenNotInPrintedClient(t *testing.T) {
 	}
 }
 
-// Behaviour 8: errors never carry the token, even when
-// the server echoes it back in its body or the transport puts it in its text.
+// Behaviour 8: errors never carry the token, even when the server echoes it
+// back in its body or the transport puts it in its text.
 func TestTokenNotInErrors(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -128,8 +128,8 @@ func TestTokenNotInErrors(t *testing.T) {
 	}
 }
 
-// Behaviour 8: WithLogger at debug level
-// writes one line per attempt, naming the path, and never the token.
+// Behaviour 8: WithLogger at debug level writes one line per attempt, naming
+// the path, and never the token.
 func TestLogsOneLinePerAttemptWithoutToken(t *testing.T) {
 	t.Parallel()
 	var buf testutil.SyncBuffer
@@ -173,8 +173,8 @@ func TestLogsSilentAboveDebug(t *testing.T) {
 	}
 }
 
-// Behaviour 8: a redirect to another host
-// does not carry the token; one to the same host does.
+// Behaviour 8: a redirect to another host does not carry the token; one to
+// the same host does.
 func TestRedirectToOtherHostDropsToken(t *testing.T) {
 	t.Parallel()
 	var otherToken, otherHits atomic.Value
@@ -272,9 +272,9 @@ func (lab *originLab) token(key string) (string, bool) {
 	return tok, ok
 }
 
-// Behaviour 14: an https base URL
-// redirected to http on the same host and port-less form is followed
-// without the token, so it never crosses the network in cleartext.
+// Behaviour 14: an https base URL redirected to http on the same host and
+// port-less form is followed without the token, so it never crosses the
+// network in cleartext.
 func TestRedirectToCleartextDropsToken(t *testing.T) {
 	t.Parallel()
 	lab := newOriginLab(t, func(w http.ResponseWriter, r *http.Request, scheme string) bool {
@@ -304,9 +304,9 @@ func TestRedirectToCleartextDropsToken(t *testing.T) {
 	}
 }
 
-// Behaviour 14: a redirect to
-// the same origin written with its default port (https://h:443) is the
-// same origin and keeps the token; so does one to a host in other case.
+// Behaviour 14: a redirect to the same origin written with its default port
+// (https://h:443) is the same origin and keeps the token; so does one to a
+// host in other case.
 func TestRedirectWithExplicitDefaultPortKeepsToken(t *testing.T) {
 	t.Parallel()
 	lab := newOriginLab(t, func(w http.ResponseWriter, r *http.Request, scheme string) bool {
@@ -477,11 +477,11 @@ func tokenFragment(s string) string {
 	return ""
 }
 
-// Behaviour 8: a server echoing the token, in
-// an envelope's msg, a gateway's message, a body that does not parse or a
-// field's bad value, at every offset around the bound on error text, shows
-// no part of it (8 bytes or more) in the error, any printed form of it or
-// the log; and an 8 MiB message does not make an 8 MiB error.
+// Behaviour 8: a server echoing the token, in an envelope's msg, a gateway's
+// message, a body that does not parse or a field's bad value, at every
+// offset around the bound on error text, shows no part of it (8 bytes or
+// more) in the error, any printed form of it or the log; and an 8 MiB
+// message does not make an 8 MiB error.
 func TestNoTokenFragmentInErrors(t *testing.T) {
 	t.Parallel()
 	var offsets []int

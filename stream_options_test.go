@@ -98,8 +98,8 @@ func TestStream_BufferBoundedInBytes(t *testing.T) {
 }
 
 // Behaviour 18: WithStaleAfter replaces a connection that carries
-// subscriptions, answers pings and pushes nothing; one with no
-// subscriptions is left alone.
+// subscriptions, answers pings and pushes nothing; one with no subscriptions
+// is left alone.
 func TestStream_ReplacesAStaleConnection(t *testing.T) {
 	t.Parallel()
 	h := newWSHost(func(ctx context.Context, n int64, _ *http.Request, c *websocket.Conn) {
@@ -135,11 +135,10 @@ func TestStream_ReplacesAStaleConnection(t *testing.T) {
 	}
 }
 
-// Behaviour 18: a token the service accepted on this Stream and refuses
-// on a reconnection (a refused handshake or a refused authentication) is
-// tried again WithAuthRetries times in a row; the count starts again after
-// each acceptance, and the Stream ends with ErrUnauthorized on one refusal
-// more.
+// Behaviour 18: a token the service accepted on this Stream and refuses on a
+// reconnection (a refused handshake or a refused authentication) is tried
+// again WithAuthRetries times in a row; the count starts again after each
+// acceptance, and the Stream ends with ErrUnauthorized on one refusal more.
 func TestStream_RetriesARefusedReauthentication(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -455,8 +455,8 @@ func TestStream_RefusesANilContext(t *testing.T) {
 }
 
 // Behaviour 18: a lost connection is reported at once, once, by a
-// DisconnectEvent and StreamStats.Down, however many reconnections fail;
-// by the time the GapEvent arrives, Down no longer counts it.
+// DisconnectEvent and StreamStats.Down, however many reconnections fail; by
+// the time the GapEvent arrives, Down no longer counts it.
 func TestStream_ReportsALostConnectionAtOnce(t *testing.T) {
 	t.Parallel()
 	drop, release := make(chan struct{}), make(chan struct{})

@@ -295,8 +295,8 @@ func validationCases(t *testing.T) []validationCase {
 	return cases
 }
 
-// TestInvalidArgumentsSendNothing checks every argument of every method:
-// a bad value is ErrInvalidArgument, the error names it, and no request
+// TestInvalidArgumentsSendNothing checks every argument of every method: a
+// bad value is ErrInvalidArgument, the error names it, and no request
 // reaches the limiter or the transport (behaviour 1).
 func TestInvalidArgumentsSendNothing(t *testing.T) {
 	t.Parallel()
@@ -329,8 +329,8 @@ func TestInvalidArgumentsSendNothing(t *testing.T) {
 	}
 }
 
-// TestEdgeArgumentsAreSent checks the other side: values at the edges of what
-// is allowed are sent, once.
+// TestEdgeArgumentsAreSent checks the other side: values at the edges of
+// what is allowed are sent, once.
 func TestEdgeArgumentsAreSent(t *testing.T) {
 	t.Parallel()
 	var cases []validationCase
@@ -380,8 +380,8 @@ func TestEdgeArgumentsAreSent(t *testing.T) {
 	}
 }
 
-// TestNilContextIsInvalid checks that a nil context is refused as an
-// invalid argument rather than a panic.
+// TestNilContextIsInvalid checks that a nil context is refused as an invalid
+// argument rather than a panic.
 func TestNilContextIsInvalid(t *testing.T) {
 	t.Parallel()
 	var nilCtx context.Context
