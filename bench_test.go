@@ -34,6 +34,10 @@ import (
 	"github.com/d19c4e34/itick/markettest"
 )
 
+// Benchmarks of REST calls against hand-written baselines (one call,
+// decoding, a 1,000-code fan-out, a quota, memory), and tests of what they
+// assume.
+
 // callService serves one fixed, realistic 10-code quotes envelope,
 // gzipped when the request accepts gzip, and counts what it did. Its
 // connState, set as the server's ConnState, counts connections.

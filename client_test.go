@@ -17,6 +17,9 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
+// Tests of NewClient and NewClientFromEnv: arguments, defaults, the
+// environment, and one client used from many goroutines.
+
 // TestNewClient_InvalidArguments: an empty token and every bad option fail
 // with ErrInvalidArgument, naming what was wrong.
 func TestNewClient_InvalidArguments(t *testing.T) {

@@ -28,6 +28,10 @@ import (
 	"github.com/d19c4e34/itick/internal/redact"
 )
 
+// Tests of the fast decoding path, held to the oracle in oracle_test.go
+// on every fixture and fuzzed body, its tolerances, round trips through
+// encoding/json, and the generator of the benchmark bodies.
+
 func readFixture(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "bench", name))

@@ -19,6 +19,10 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
+// Every endpoint the SDK calls, in one table: the method, the request it
+// sends, the fixture it reads and the value it returns. Then the models'
+// wire form, and round trips of the fixtures' data.
+
 // endpoint is one method of the SDK against its endpoint's fixture: the
 // request it must send and the value it must decode.
 type endpoint struct {
@@ -892,6 +896,27 @@ func TestModels_NumbersAsEncodingJSON(t *testing.T) {
 	}
 }
 
+// TestTick_WireForm: a tick decodes from the documented example and
+// marshals back to the wire form.
+func TestTick_WireForm(t *testing.T) {
+	t.Parallel()
+	var tk itick.Tick
+	if err := json.Unmarshal([]byte(`{"s":"700","ld":567,"t":1754554087000,"v":"1134500","te":0,"extra":1}`), &tk); err != nil {
+		t.Fatal(err)
+	}
+	want := itick.Tick{Symbol: "700", Last: 567, Time: ms(1754554087000), Volume: 1134500, Session: itick.SessionRegular}
+	if diff := cmp.Diff(want, tk); diff != "" {
+		t.Errorf("Tick (-want +got):\n%s", diff)
+	}
+	b, err := json.Marshal(tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(`{"s":"700","ld":567,"t":1754554087000,"v":1134500,"te":0,"tu":0,"ts":0,"d":0}`, string(b)); diff != "" {
+		t.Errorf("Marshal (-want +got):\n%s", diff)
+	}
+}
+
 // TestModels_RoundTripFixtures: decoding each fixture's data, marshalling
 // it and decoding that again gives equal values.
 func TestModels_RoundTripFixtures(t *testing.T) {
@@ -1113,27 +1138,6 @@ func TestClientDecodesThroughDecodeResponse(t *testing.T) {
 	var apiErr *itick.APIError
 	if !errors.As(err, &apiErr) || !strings.Contains(apiErr.Message, "cannot decode data") || apiErr.Path != "/crypto/quotes" {
 		t.Errorf("array data for quotes: got %v, want an *APIError about the data", err)
-	}
-}
-
-// TestTick_WireForm: a tick decodes from the documented example and
-// marshals back to the wire form.
-func TestTick_WireForm(t *testing.T) {
-	t.Parallel()
-	var tk itick.Tick
-	if err := json.Unmarshal([]byte(`{"s":"700","ld":567,"t":1754554087000,"v":"1134500","te":0,"extra":1}`), &tk); err != nil {
-		t.Fatal(err)
-	}
-	want := itick.Tick{Symbol: "700", Last: 567, Time: ms(1754554087000), Volume: 1134500, Session: itick.SessionRegular}
-	if diff := cmp.Diff(want, tk); diff != "" {
-		t.Errorf("Tick (-want +got):\n%s", diff)
-	}
-	b, err := json.Marshal(tk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(`{"s":"700","ld":567,"t":1754554087000,"v":1134500,"te":0,"tu":0,"ts":0,"d":0}`, string(b)); diff != "" {
-		t.Errorf("Marshal (-want +got):\n%s", diff)
 	}
 }
 

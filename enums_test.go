@@ -12,6 +12,9 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
+// Tests of the enumerations: intervals, regions, statuses, sessions and
+// trade directions, and their names.
+
 // TestInterval_WireKType: every Interval is sent as its kType number.
 func TestInterval_WireKType(t *testing.T) {
 	t.Parallel()

@@ -13,6 +13,9 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
+// Tests of APIError: its text, and the evidence it keeps (body and header,
+// bounded, with the token taken out).
+
 // TestAPIError_Text: the error text carries status, code, message and path.
 func TestAPIError_Text(t *testing.T) {
 	t.Parallel()

@@ -22,6 +22,9 @@ import (
 	"github.com/d19c4e34/itick/markettest"
 )
 
+// The examples of the package documentation. A local server stands in for
+// the service and answers with the fixtures in testdata.
+
 // exampleClient returns a client sending token to a local server that
 // stands in for the service, and a function that stops the server. The
 // server answers every request with testdata/fixture; with no fixture it

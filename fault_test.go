@@ -23,6 +23,10 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
+// Tests against hostile and failing services: scripted statuses, hangs,
+// broken sockets, endless bodies, redirects, failing batches, and stream
+// servers that refuse, flap or send odd shapes.
+
 func wantQuotes700() map[string]itick.Quote {
 	return map[string]itick.Quote{"700": {Symbol: "700", Last: 616, Open: 608, PrevClose: 608, High: 616, Low: 601.5,
 		Time: time.UnixMilli(1765526889000).UTC(), Volume: 17825495, Turnover: 10871536434.36, Change: 8, ChangePercent: 1.32}}

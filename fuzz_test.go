@@ -19,6 +19,10 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
+// Fuzz targets: every model survives a round trip through JSON, and the
+// response path of a call keeps its rules whatever the status, header and
+// body.
+
 // modelSeeds are shapes and quirks the service is seen to send, plus edges
 // of the decoder's rules: numbers as strings, missing and unknown fields,
 // fractional counts, timestamps below one unit, huge and negative numbers.

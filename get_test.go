@@ -20,33 +20,7 @@ import (
 	"github.com/d19c4e34/itick/markettest"
 )
 
-// Behaviour (Client.Get): segments that proxies reinterpret are refused as
-// an encoded '/' is: "..;" (Tomcat and Spring read it as ".."), and an
-// encoded '?' or '#' (a decoding proxy moves the rest into the query or the
-// fragment).
-func TestGetRefusesSegmentsProxiesReinterpret(t *testing.T) {
-	t.Parallel()
-	var hits int
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits++
-		w.Write([]byte(`{"code":0,"data":null}`))
-	}))
-	c := newServerClient(t, srv, testToken)
-	for _, path := range []string{
-		"/..;/admin", "/stock/..;/admin", "/.;x/admin", "/stock/%2e%2e;/admin", "/stock/..%3B/admin",
-		"/stock/quote%3Fcode=1", "/stock/quote%23frag", "/stock/%253F/x", "/stock/%2523",
-	} {
-		if err := c.Get(context.Background(), path, nil, nil); !errors.Is(err, itick.ErrInvalidArgument) {
-			t.Errorf("Get(%q) = %v, want ErrInvalidArgument", path, err)
-		}
-	}
-	if hits != 0 {
-		t.Errorf("%d requests sent, want none", hits)
-	}
-	if err := c.Get(context.Background(), "/stock/quote;v=1", nil, nil); err != nil {
-		t.Errorf("a segment with a parameter that is not a dot segment: %v", err)
-	}
-}
+// Tests of Client.Get, the call to endpoints the SDK does not model.
 
 // TestGetRequest: the path joins the base URL's own path, the query is sent
 // as given, and the request carries what every typed call's does.
@@ -163,6 +137,34 @@ func TestGetRefusesBadPaths(t *testing.T) {
 	}
 	if st := c.Stats(); st.Requests != 0 || st.Errors != 0 {
 		t.Errorf("refused calls counted as requests: %+v", st)
+	}
+}
+
+// Behaviour (Client.Get): segments that proxies reinterpret are refused as
+// an encoded '/' is: "..;" (Tomcat and Spring read it as ".."), and an
+// encoded '?' or '#' (a decoding proxy moves the rest into the query or the
+// fragment).
+func TestGetRefusesSegmentsProxiesReinterpret(t *testing.T) {
+	t.Parallel()
+	var hits int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits++
+		w.Write([]byte(`{"code":0,"data":null}`))
+	}))
+	c := newServerClient(t, srv, testToken)
+	for _, path := range []string{
+		"/..;/admin", "/stock/..;/admin", "/.;x/admin", "/stock/%2e%2e;/admin", "/stock/..%3B/admin",
+		"/stock/quote%3Fcode=1", "/stock/quote%23frag", "/stock/%253F/x", "/stock/%2523",
+	} {
+		if err := c.Get(context.Background(), path, nil, nil); !errors.Is(err, itick.ErrInvalidArgument) {
+			t.Errorf("Get(%q) = %v, want ErrInvalidArgument", path, err)
+		}
+	}
+	if hits != 0 {
+		t.Errorf("%d requests sent, want none", hits)
+	}
+	if err := c.Get(context.Background(), "/stock/quote;v=1", nil, nil); err != nil {
+		t.Errorf("a segment with a parameter that is not a dot segment: %v", err)
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
+// Tests of MarketService: holidays and market status.
+
 // TestHolidaysOfRegion: HolidaysOf asks /symbol/v2/holidays for one region
 // with code=, and gets that region's calendar only; Holidays still asks for
 // every market.

@@ -17,6 +17,9 @@ import (
 	"github.com/d19c4e34/itick/markettest"
 )
 
+// Tests of NewsService: the limit the service requires, and the article
+// id of News.Get.
+
 // TestNewsLimitRequired: the simulator refuses a news request without limit,
 // as the service does, and News.List and News.All with Limit 0 send
 // DefaultNewsLimit, so they work against it.

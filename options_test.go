@@ -18,6 +18,9 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
+// Tests of the client options: limiters, bad and extreme values, and the
+// HTTP client.
+
 // TestOptions_LimiterOrder: WithRateLimit and WithLimiter set the same
 // limiter, so the later one wins.
 func TestOptions_LimiterOrder(t *testing.T) {

@@ -19,6 +19,8 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
+// Tests of the page iterators: Splits, IPOs and News.All.
+
 // splitPage builds a split page envelope with n records named after page.
 func splitPage(page, n, totalPages int, last bool) string {
 	content := make([]map[string]any, n)

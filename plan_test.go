@@ -14,6 +14,9 @@ import (
 	"github.com/d19c4e34/itick/internal/quota"
 )
 
+// Tests of Plan: batch sizes, quotas, names, stream caps and the default
+// limiter.
+
 // TestPlan_BatchSize: the published batch sizes, and PlanBase for an
 // unknown plan.
 func TestPlan_BatchSize(t *testing.T) {
@@ -91,6 +94,29 @@ func TestPlan_NamesAndQuotas(t *testing.T) {
 	}
 }
 
+func TestPlan_StreamQuota(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		plan           itick.Plan
+		symbols, conns int
+	}{
+		{itick.PlanFree, 3, 1},
+		{itick.PlanBase, 200, 3},
+		{itick.PlanProfessional, 500, 6},
+		{itick.PlanPremium, 2000, 12},
+		{itick.PlanEnterprise, 2000, 12},
+		{itick.Plan(42), 200, 3},
+	}
+	for _, tt := range tests {
+		if got := tt.plan.StreamSymbols(); got != tt.symbols {
+			t.Errorf("%v.StreamSymbols() = %d, want %d", tt.plan, got, tt.symbols)
+		}
+		if got := tt.plan.StreamConns(); got != tt.conns {
+			t.Errorf("%v.StreamConns() = %d, want %d", tt.plan, got, tt.conns)
+		}
+	}
+}
+
 // TestPlanLimiterWindows pins the default limiter the quota and fan-out
 // benchmarks assume: the plan's calls per minute in a window of 61 s.
 func TestPlanLimiterWindows(t *testing.T) {
@@ -138,28 +164,5 @@ func TestBasePlanWindowLetsFanOutThrough(t *testing.T) {
 	}
 	if diff := cmp.Diff([]time.Duration{61 * time.Second}, waits); diff != "" {
 		t.Errorf("waits of calls 101 to 121 (-want +got):\n%s", diff)
-	}
-}
-
-func TestPlan_StreamQuota(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		plan           itick.Plan
-		symbols, conns int
-	}{
-		{itick.PlanFree, 3, 1},
-		{itick.PlanBase, 200, 3},
-		{itick.PlanProfessional, 500, 6},
-		{itick.PlanPremium, 2000, 12},
-		{itick.PlanEnterprise, 2000, 12},
-		{itick.Plan(42), 200, 3},
-	}
-	for _, tt := range tests {
-		if got := tt.plan.StreamSymbols(); got != tt.symbols {
-			t.Errorf("%v.StreamSymbols() = %d, want %d", tt.plan, got, tt.symbols)
-		}
-		if got := tt.plan.StreamConns(); got != tt.conns {
-			t.Errorf("%v.StreamConns() = %d, want %d", tt.plan, got, tt.conns)
-		}
 	}
 }

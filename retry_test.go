@@ -22,6 +22,8 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
+// Tests of retries, backoff, the limiter and cancellation.
+
 // Behaviour 6: 429, 500, 502, 503 and 504 are retried exactly WithRetries
 // times, then reported with their status.
 func TestRetryableStatusesRetried(t *testing.T) {

@@ -29,6 +29,10 @@ import (
 	"github.com/d19c4e34/itick/internal/wssim"
 )
 
+// Tests that the token stays where it belongs: in the requests to the
+// base URL's origin, never in an error, a log line, a printed value or an
+// event, nor across a redirect to another origin or to cleartext.
+
 // Behaviour 8: every request, retries and every chunk included, carries
 // token, Accept and a User-Agent naming the SDK.
 func TestRequestHeaders(t *testing.T) {

@@ -16,6 +16,8 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
+// Tests of Client.Stats.
+
 // TestStatsCountScriptedFaults: each counter against a server whose replies
 // are scripted.
 func TestStatsCountScriptedFaults(t *testing.T) {
@@ -119,6 +121,46 @@ func TestStatsCountEveryKindOfCall(t *testing.T) {
 	}
 }
 
+// An answer with nothing in it is the call's error, and Stats counts it as
+// one; a redirect's hop is not a retry.
+func TestStatsCountEmptyAnswersAndNotRedirects(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/old/stock/quote":
+			http.Redirect(w, r, "/stock/quote?"+r.URL.RawQuery, http.StatusFound)
+		case "/stock/quote":
+			w.Write([]byte(`{"code":0,"msg":null,"data":{"s":"700","ld":616}}`))
+		default:
+			w.Write([]byte(`{"code":0,"msg":null,"data":{}}`))
+		}
+	}))
+	ctx := context.Background()
+
+	c := newServerClient(t, srv, testToken)
+	for _, call := range []func() error{
+		func() error { _, err := c.Stock.Depth(ctx, itick.RegionHK, "700"); return err },
+		func() error { _, err := c.Stock.Kline(ctx, itick.RegionHK, "700", itick.OneDay, 5); return err },
+		func() error { _, err := c.Market.Status(ctx, itick.RegionHK); return err },
+		func() error { _, err := c.News.Get(ctx, "n-1", "en"); return err },
+	} {
+		if err := call(); !errors.Is(err, itick.ErrNotFound) {
+			t.Fatalf("err = %v, want ErrNotFound", err)
+		}
+	}
+	if st := c.Stats(); st.Requests != 4 || st.Errors != 4 {
+		t.Errorf("Stats = %+v, want 4 requests and 4 errors", st)
+	}
+
+	r := newServerClient(t, srv, testToken, itick.WithBaseURL(srv.URL+"/old"))
+	if _, err := r.Stock.Quote(ctx, itick.RegionHK, "700"); err != nil {
+		t.Fatal(err)
+	}
+	if st := r.Stats(); st.Requests != 1 || st.Retries != 0 || st.Errors != 0 {
+		t.Errorf("Stats after a redirected call = %+v, want 1 request, no retry, no error", st)
+	}
+}
+
 // TestStatsErrorsCountCancelledCalls: a call whose context ends in the
 // limiter is a request that failed, with no attempt.
 func TestStatsErrorsCountCancelledCalls(t *testing.T) {
@@ -205,45 +247,5 @@ func TestStatsConcurrent(t *testing.T) {
 		BytesRead: goroutines * calls * int64(len(success))}
 	if diff := cmp.Diff(want, c.Stats()); diff != "" {
 		t.Errorf("stats (-want +got):\n%s", diff)
-	}
-}
-
-// An answer with nothing in it is the call's error, and Stats counts it as
-// one; a redirect's hop is not a retry.
-func TestStatsCountEmptyAnswersAndNotRedirects(t *testing.T) {
-	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/old/stock/quote":
-			http.Redirect(w, r, "/stock/quote?"+r.URL.RawQuery, http.StatusFound)
-		case "/stock/quote":
-			w.Write([]byte(`{"code":0,"msg":null,"data":{"s":"700","ld":616}}`))
-		default:
-			w.Write([]byte(`{"code":0,"msg":null,"data":{}}`))
-		}
-	}))
-	ctx := context.Background()
-
-	c := newServerClient(t, srv, testToken)
-	for _, call := range []func() error{
-		func() error { _, err := c.Stock.Depth(ctx, itick.RegionHK, "700"); return err },
-		func() error { _, err := c.Stock.Kline(ctx, itick.RegionHK, "700", itick.OneDay, 5); return err },
-		func() error { _, err := c.Market.Status(ctx, itick.RegionHK); return err },
-		func() error { _, err := c.News.Get(ctx, "n-1", "en"); return err },
-	} {
-		if err := call(); !errors.Is(err, itick.ErrNotFound) {
-			t.Fatalf("err = %v, want ErrNotFound", err)
-		}
-	}
-	if st := c.Stats(); st.Requests != 4 || st.Errors != 4 {
-		t.Errorf("Stats = %+v, want 4 requests and 4 errors", st)
-	}
-
-	r := newServerClient(t, srv, testToken, itick.WithBaseURL(srv.URL+"/old"))
-	if _, err := r.Stock.Quote(ctx, itick.RegionHK, "700"); err != nil {
-		t.Fatal(err)
-	}
-	if st := r.Stats(); st.Requests != 1 || st.Retries != 0 || st.Errors != 0 {
-		t.Errorf("Stats after a redirected call = %+v, want 1 request, no retry, no error", st)
 	}
 }

@@ -25,6 +25,9 @@ import (
 	"github.com/d19c4e34/itick/internal/wssim"
 )
 
+// Benchmarks of the Stream against hand-written readers (events per
+// second, the cost of a push, latency), and tests of what they assume.
+
 // BenchmarkStreamEvents measures how many events a Stream decodes and
 // delivers per second when the simulator pushes as fast as it is read:
 // a mix of quotes, ticks, five-level depth books and candles for 50

@@ -19,6 +19,8 @@ import (
 	"github.com/d19c4e34/itick/internal/stream"
 )
 
+// Tests of the push decoder, held to an encoding/json reference.
+
 // The reference for pushes: encoding/json into one flat struct of every
 // field any push carries, then the conversion the stream used before it
 // decoded pushes with the models' own decoders. It checks every field of

@@ -20,6 +20,9 @@ import (
 	"github.com/d19c4e34/itick/markettest"
 )
 
+// Tests of the stream options: buffers, staleness, re-authentication,
+// previous close, plan caps and the stream URL.
+
 // Behaviour 18: DisconnectEvent, GapEvent and ErrorEvent are never dropped
 // by the overflow policy, however full the buffer is.
 func TestStream_ControlEventsAreNeverDropped(t *testing.T) {

@@ -27,6 +27,9 @@ import (
 	"github.com/d19c4e34/itick/internal/wssim"
 )
 
+// Tests of Stream: subscriptions, events, reconnection, heartbeats and
+// closing, against the stream simulator and scripted services.
+
 // waitGoroutines waits until every goroutine started after before was
 // taken (with goleak.IgnoreCurrent) has ended, and otherwise fails with the
 // stacks of those left. goleak tells goroutines apart by id, so one from an

@@ -12,6 +12,8 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
+// Tests that every method checks its arguments before it sends anything.
+
 type validationCase struct {
 	name string
 	call func(ctx context.Context, c *itick.Client) error
