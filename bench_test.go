@@ -14,7 +14,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"slices"
@@ -287,19 +286,10 @@ type plainEnvelope[T any] struct {
 	Data T       `json:"data"`
 }
 
-func benchBody(b *testing.B, name string) []byte {
-	b.Helper()
-	body, err := os.ReadFile(filepath.Join("testdata", "bench", name))
-	if err != nil {
-		b.Fatal(err)
-	}
-	return body
-}
-
 // benchDecode runs the SDK's decode path and the encoding/json baseline
 // over the same body, each checking that it got want entries.
 func benchDecode[T any, P any](b *testing.B, file, path string, want int, read codec.Reader[T], n func(T) int, pn func(P) int) {
-	body := benchBody(b, file)
+	body := fixture(b, "bench/"+file)
 	b.Run("sdk", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(body)))

@@ -8,8 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -855,11 +853,7 @@ func TestStream_UnsubscribeWithdrawsWaitingSubscribe(t *testing.T) {
 // documentation shows it, with {{TOKEN}} replaced by token.
 func streamFixture(t testing.TB, name, token string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "stream", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.ReplaceAll(strings.TrimSpace(string(b)), "{{TOKEN}}", token)
+	return strings.ReplaceAll(strings.TrimSpace(string(fixture(t, "stream/"+name))), "{{TOKEN}}", token)
 }
 
 // withoutTime drops the times from push events, so the events compare on
