@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -40,6 +41,7 @@ type Client struct {
 	maxBackoff  time.Duration
 	userAgent   string
 	stats       *clientStats // a pointer: Client's value methods must not copy atomics
+	confirmed   *atomic.Bool // the service has answered one request with a success
 }
 
 // NewClient returns a client that sends token with every request. An empty
@@ -95,6 +97,7 @@ func newClient(token string, s *settings) *Client {
 		maxBackoff:  s.maxBackoff,
 		userAgent:   "itick-go/" + Version,
 		stats:       new(clientStats),
+		confirmed:   new(atomic.Bool),
 	}
 	if c.batchSize == 0 {
 		c.batchSize = s.plan.BatchSize()

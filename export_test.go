@@ -63,3 +63,8 @@ var RefDecodeResponse = refDecodeResponse
 
 // BitsEqual compares float64s bit for bit, and reads klineData.
 var BitsEqual = bitsEqual
+
+// ConfirmClient marks c as having had a success from the service, so that
+// its batch calls fan out from their first chunk, as they do once one call
+// has succeeded (behaviour 16): for tests of the fan-out itself.
+func ConfirmClient(c *Client) { c.confirmed.Store(true) }

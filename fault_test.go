@@ -625,6 +625,7 @@ func TestFaultBatchDeadline(t *testing.T) {
 		}
 	})
 	c := newServerClient(t, httptest.NewServer(fh), faultToken, ownTransport(t, &http.Client{}), itick.WithBatchSize(1), itick.WithConcurrency(3))
+	itick.ConfirmClient(c) // fans out from the first chunk
 	codes := []string{"C0", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9"}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -146,9 +147,9 @@ func TestGetRefusesBadPaths(t *testing.T) {
 // fragment).
 func TestGetRefusesSegmentsProxiesReinterpret(t *testing.T) {
 	t.Parallel()
-	var hits int
+	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits++
+		hits.Add(1)
 		w.Write([]byte(`{"code":0,"data":null}`))
 	}))
 	c := newServerClient(t, srv, testToken)
@@ -160,8 +161,8 @@ func TestGetRefusesSegmentsProxiesReinterpret(t *testing.T) {
 			t.Errorf("Get(%q) = %v, want ErrInvalidArgument", path, err)
 		}
 	}
-	if hits != 0 {
-		t.Errorf("%d requests sent, want none", hits)
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
 	}
 	if err := c.Get(context.Background(), "/stock/quote;v=1", nil, nil); err != nil {
 		t.Errorf("a segment with a parameter that is not a dot segment: %v", err)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -42,6 +43,9 @@ func get[T any](ctx context.Context, c *Client, path string, q url.Values, read 
 	if err == nil {
 		v, err = decode(path, r.status, r.header, r.body.Blocks(), c.attempt.Redactor(), read)
 		r.body.Close()
+		if err == nil {
+			c.confirmed.Store(true)
+		}
 		var apiErr *APIError
 		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusTooManyRequests &&
 			apiErr.RetryAfter > 0 && transport.PastDeadline(ctx, apiErr.RetryAfter) {
@@ -228,11 +232,13 @@ func isEmpty[T any](v *T) bool { return v == nil || reflect.ValueOf(v).Elem().Is
 
 // fetchBatch validates and normalises codes, sends them in chunks of the
 // client's batch size at its concurrency, reads each chunk's answer with
-// read, and merges the results; done, if set, sees each chunk's result
-// as it arrives. One chunk's error is returned as it is;
-// with several chunks, the results that arrived come back with a
-// *BatchError naming the codes that did not. A failure that every chunk
-// would meet stops the batch early (see batchStop).
+// read, and merges the results, keeping only the codes each chunk asked
+// for; done, if set, sees each chunk's result as it arrives. One chunk's
+// error is returned as it is; with several chunks, the results that arrived
+// come back with a *BatchError naming the codes that did not. Until the
+// client has had a success, chunks go one at a time, so a refused token
+// costs one request; a failure that every chunk would meet stops the batch
+// early (see batchStop).
 func fetchBatch[T any](ctx context.Context, c *Client, path string, region Region, codes []string,
 	extra url.Values, read codec.Reader[map[string]T], done func(map[string]T)) (map[string]T, error) {
 	if err := checkContext(ctx); err != nil {
@@ -247,7 +253,7 @@ func fetchBatch[T any](ctx context.Context, c *Client, path string, region Regio
 	}
 	chunks := batch.Split(norm, c.batchSize)
 	results := make([]map[string]T, len(chunks))
-	errs := batch.RunUntil(ctx, len(chunks), c.concurrency, func(ctx context.Context, i int) error {
+	fetch := func(ctx context.Context, i int) error {
 		q := query(region)
 		for k, v := range extra {
 			q[k] = v
@@ -257,12 +263,33 @@ func fetchBatch[T any](ctx context.Context, c *Client, path string, region Regio
 		if err != nil {
 			return err
 		}
+		keepAsked(got, chunks[i])
 		if done != nil {
 			done(got)
 		}
 		results[i] = got
 		return nil
-	}, batchStop)
+	}
+	// Until one request has succeeded, chunks go one at a time: the first
+	// one tells whether the token and the plan are good.
+	first := 0
+	var errs []error
+	for ; first < len(chunks)-1 && !c.confirmed.Load(); first++ {
+		err := batch.RunUntil(ctx, 1, 1, func(ctx context.Context, _ int) error { return fetch(ctx, first) }, batchStop)[0]
+		errs = append(errs, err)
+		if err != nil && batchStop(err) != batch.Continue {
+			for range chunks[first+1:] {
+				errs = append(errs, err) // not sent: they would meet the same
+			}
+			first = len(chunks)
+			break
+		}
+	}
+	if first < len(chunks) {
+		errs = append(errs, batch.RunUntil(ctx, len(chunks)-first, c.concurrency, func(ctx context.Context, i int) error {
+			return fetch(ctx, first+i)
+		}, batchStop)...)
+	}
 	for _, err := range errs {
 		if err != nil && batchStop(err) == batch.Abort {
 			return nil, err
@@ -291,6 +318,52 @@ func fetchBatch[T any](ctx context.Context, c *Client, path string, region Regio
 		return merged, &be
 	}
 	return merged, nil
+}
+
+// keepAsked drops from got the codes the chunk did not ask for: a result
+// map holds only requested codes.
+func keepAsked[T any](got map[string]T, asked []string) {
+	if len(got) <= len(asked) {
+		all := true
+		for k := range got {
+			if !slices.Contains(asked, k) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return
+		}
+	}
+	for k := range got {
+		if !slices.Contains(asked, k) {
+			delete(got, k)
+		}
+	}
+}
+
+// MissingCodes returns the codes of a batch call that its result lacks, in
+// request order, normalised as the batch calls normalise them (trimmed,
+// each once); codes a batch call refuses are skipped. It tells which
+// products came back empty: the service answers a market outside the plan
+// with no data and no error.
+func MissingCodes[V any](codes []string, got map[string]V) []string {
+	var out []string
+	seen := make(map[string]struct{}, len(codes))
+	for _, raw := range codes {
+		code, err := batch.Code(raw)
+		if err != nil {
+			continue
+		}
+		if _, dup := seen[code]; dup {
+			continue
+		}
+		seen[code] = struct{}{}
+		if _, ok := got[code]; !ok {
+			out = append(out, code)
+		}
+	}
+	return out
 }
 
 // batchStop says what one chunk's error means for the others. A refused

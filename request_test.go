@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -543,6 +544,7 @@ func TestChunksByPlanAndConcurrency(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c, mt := newMockClient(t, testToken, tc.opts...)
+			itick.ConfirmClient(c) // fans out from the first chunk
 			srv := newChunkServer(tc.concurrency)
 			mt.RegisterResponder("GET", mockBase+"/stock/quotes", srv.responder(nil))
 			in := codes(tc.n)
@@ -907,6 +909,7 @@ func TestRefusalCancelsChunksInFlight(t *testing.T) {
 		cancelled.Add(1)
 	}))
 	c := newServerClient(t, srv, testToken, itick.WithBatchSize(10), itick.WithConcurrency(conc))
+	itick.ConfirmClient(c) // fans out from the first chunk
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Stock.Quotes(t.Context(), itick.RegionHK, codes(300))
@@ -1014,6 +1017,7 @@ func TestLongRetryAfterKeepsChunksInFlight(t *testing.T) {
 		io.WriteString(w, quotesEnvelope(cs, nil))
 	}))
 	c := newServerClient(t, srv, testToken, itick.WithBatchSize(2), itick.WithConcurrency(2))
+	itick.ConfirmClient(c) // fans out from the first chunk
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionHK, codes(10))
 	var be *itick.BatchError
 	if !errors.As(err, &be) {
@@ -1035,5 +1039,140 @@ func TestLongRetryAfterKeepsChunksInFlight(t *testing.T) {
 	}
 	if !slices.Contains(be.FailedCodes(), "C0") {
 		t.Errorf("FailedCodes = %v, want the 429's chunk among them", be.FailedCodes())
+	}
+}
+
+// Behaviour 16: until the client has had one success, a batch call sends
+// its first chunk alone, so a refused token costs one request; once one
+// call has succeeded, batch calls fan out at once.
+func TestBadTokenCostsOneRequest(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var inFlight, most, requests int
+	token := "good-token-0123456789"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests++
+		inFlight++
+		most = max(most, inFlight)
+		mu.Unlock()
+		defer func() { mu.Lock(); inFlight--; mu.Unlock() }()
+		if r.Header.Get("token") != token {
+			w.WriteHeader(http.StatusUnauthorized)
+			w.Write([]byte(`{"message":"Invalid API key in request"}`))
+			return
+		}
+		time.Sleep(20 * time.Millisecond) // long enough for chunks sent together to overlap
+		codes := strings.Split(r.URL.Query().Get("codes"), ",")
+		var b strings.Builder
+		for i, c := range codes {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `%q:{"s":%q,"ld":1}`, c, c)
+		}
+		fmt.Fprintf(w, `{"code":0,"data":{%s}}`, b.String())
+	}))
+	codes := make([]string, 300)
+	for i := range codes {
+		codes[i] = fmt.Sprintf("C%d", i)
+	}
+	bad := newServerClient(t, srv, "bad-token-0123456789")
+	if _, err := bad.Stock.Quotes(context.Background(), itick.RegionHK, codes); !errors.Is(err, itick.ErrUnauthorized) {
+		t.Fatalf("err = %v, want ErrUnauthorized", err)
+	}
+	mu.Lock()
+	if requests != 1 {
+		t.Errorf("a refused token cost %d requests, want 1", requests)
+	}
+	mu.Unlock()
+
+	good := newServerClient(t, srv, token, itick.WithConcurrency(4))
+	for round := range 2 {
+		mu.Lock()
+		requests, most = 0, 0
+		mu.Unlock()
+		got, err := good.Stock.Quotes(context.Background(), itick.RegionHK, codes[:80])
+		if err != nil || len(got) != 80 {
+			t.Fatalf("round %d: %d quotes, %v", round, len(got), err)
+		}
+		mu.Lock()
+		if round == 1 && most < 2 {
+			t.Errorf("after a success, %d chunk at most in flight, want the batch fanned out", most)
+		}
+		if requests != 8 {
+			t.Errorf("round %d: %d requests for 80 codes, want 8", round, requests)
+		}
+		mu.Unlock()
+	}
+}
+
+// Behaviour 17: a result map holds only what was asked; a code the service
+// sent but nobody asked for is dropped, and no code is both in the map and
+// in FailedCodes.
+func TestResultMapsHoldOnlyRequestedCodes(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		codes := r.URL.Query().Get("codes")
+		if strings.Contains(codes, "FAIL") {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		first, _, _ := strings.Cut(codes, ",")
+		// Every answer names codes of another chunk and a code nobody asked for.
+		fmt.Fprintf(w, `{"code":0,"data":{%q:{"ld":1},"FAIL1":{"ld":2},"EXTRA":{"ld":3},"aapl":{"ld":4}}}`, first)
+	}))
+	c := newServerClient(t, srv, testToken, itick.WithBatchSize(2), itick.WithRetries(0))
+	got, err := c.Stock.Quotes(context.Background(), itick.RegionUS, []string{"AAPL", "MSFT", "FAIL1", "FAIL2", "IBM"})
+	var be *itick.BatchError
+	if !errors.As(err, &be) {
+		t.Fatalf("err = %v, want a *BatchError", err)
+	}
+	keys := slices.Sorted(maps.Keys(got))
+	if diff := cmp.Diff([]string{"AAPL", "IBM"}, keys); diff != "" {
+		t.Errorf("result map keys (-want +got):\n%s", diff)
+	}
+	for _, code := range be.FailedCodes() {
+		if _, ok := got[code]; ok {
+			t.Errorf("%s is both in the map and in FailedCodes", code)
+		}
+	}
+	if diff := cmp.Diff([]string{"MSFT", "FAIL1", "FAIL2"}, itick.MissingCodes([]string{"AAPL", "MSFT", "FAIL1", "FAIL2", "IBM"}, got)); diff != "" {
+		t.Errorf("MissingCodes (-want +got):\n%s", diff)
+	}
+}
+
+// MissingCodes normalises as the batch calls do, keeps request order and
+// skips codes a batch call refuses; a REST code in the stream's code$REGION
+// form is refused before anything is sent.
+func TestMissingCodesAndTheStreamsForm(t *testing.T) {
+	t.Parallel()
+	got := map[string]itick.Quote{"700": {}, "9988": {}}
+	want := []string{"3690", "5"}
+	if diff := cmp.Diff(want, itick.MissingCodes([]string{" 700", "3690 ", "", "a,b", "9988", "3690", "5", "700$HK", "x\ty"}, got)); diff != "" {
+		t.Errorf("MissingCodes (-want +got):\n%s", diff)
+	}
+	if m := itick.MissingCodes[itick.Quote](nil, nil); m != nil {
+		t.Errorf("MissingCodes(nil, nil) = %v", m)
+	}
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	c := newServerClient(t, srv, testToken)
+	ctx := context.Background()
+	for name, call := range map[string]func() error{
+		"Quotes": func() error { _, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700$HK"}); return err },
+		"Quote":  func() error { _, err := c.Stock.Quote(ctx, itick.RegionHK, "700$HK"); return err },
+		"Klines": func() error {
+			_, err := c.Stock.Klines(ctx, itick.RegionHK, []string{"9988", "700$HK"}, itick.OneDay, 5)
+			return err
+		},
+	} {
+		err := call()
+		if !errors.Is(err, itick.ErrInvalidArgument) || !strings.Contains(err.Error(), `"700"`) || !strings.Contains(err.Error(), `"HK"`) {
+			t.Errorf("%s with 700$HK: %v, want ErrInvalidArgument naming the code and the region apart", name, err)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
 	}
 }

@@ -33,7 +33,9 @@ func Normalize(codes []string) ([]string, error) {
 	return out, nil
 }
 
-// Code trims one product code and checks that the service can carry it.
+// Code trims one product code and checks that a REST request can carry
+// it: not empty, no comma (the list separator), no control character, and
+// no '$' (the stream's code$REGION form).
 func Code(raw string) (string, error) {
 	c := strings.TrimSpace(raw)
 	switch {
@@ -43,6 +45,9 @@ func Code(raw string) (string, error) {
 		return "", fmt.Errorf("code %q contains a comma", raw)
 	case strings.ContainsFunc(c, func(r rune) bool { return r < 0x20 || r == 0x7f }):
 		return "", fmt.Errorf("code %q contains a control character", raw)
+	case strings.Contains(c, "$"):
+		name, region, _ := strings.Cut(c, "$")
+		return "", fmt.Errorf("code %q has a '$': code$REGION is the stream's form; a REST call takes the code (%q) and the region (%q) apart", raw, name, region)
 	}
 	return c, nil
 }
