@@ -1,6 +1,7 @@
 package itick_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jarcoal/httpmock"
+	"go.uber.org/goleak"
 	"golang.org/x/time/rate"
 
 	"github.com/d19c4e34/itick"
@@ -388,4 +390,22 @@ func TestNewClientFromEnv_NamesTheBadValue(t *testing.T) {
 			t.Errorf("client %v: the options did not win", c)
 		}
 	})
+}
+
+// CloseIdleConnections leaves no keep-alive connection, nor the goroutines
+// that serve it, while the upstream is up.
+func TestCloseIdleConnectionsLeavesNoGoroutine(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"code":0,"data":{"700":{"s":"700","ld":1}}}`))
+	}))
+	defer srv.Close()
+	before := goleak.IgnoreCurrent()
+	c := newServerClient(t, srv, testToken)
+	if _, err := c.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700"}); err != nil {
+		t.Fatal(err)
+	}
+	c.CloseIdleConnections()
+	if err := goleak.Find(before); err != nil {
+		t.Errorf("after CloseIdleConnections: %v", err)
+	}
 }

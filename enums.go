@@ -2,6 +2,7 @@ package itick
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/d19c4e34/itick/internal/batch"
@@ -102,6 +103,48 @@ func (i Interval) Duration() time.Duration {
 }
 
 func (i Interval) valid() bool { return i >= OneMinute && i <= OneMonth }
+
+// intervalConsts are the constants' names, for ParseInterval.
+var intervalConsts = [...]string{"", "OneMinute", "FiveMinutes", "FifteenMinutes", "ThirtyMinutes", "OneHour",
+	"TwoHours", "FourHours", "OneDay", "OneWeek", "OneMonth"}
+
+// ParseInterval reads an interval as text: its short form ("1m", "5m",
+// "15m", "30m", "1h", "2h", "4h", "1d", "1w", "1M", where only the month's
+// M is upper case), its constant's name in any case ("OneDay", "oneday"),
+// or its kType number ("8"). Anything else is ErrInvalidArgument.
+func ParseInterval(s string) (Interval, error) {
+	t := strings.TrimSpace(s)
+	for i := OneMinute; i <= OneMonth; i++ {
+		if t == intervalNames[i] || strings.EqualFold(t, intervalConsts[i]) {
+			return i, nil
+		}
+	}
+	if n, err := strconv.Atoi(t); err == nil && Interval(n).valid() {
+		return Interval(n), nil
+	}
+	return 0, invalidArg("unknown interval %q (want 1m, 5m, 15m, 30m, 1h, 2h, 4h, 1d, 1w or 1M, a constant's name, or a kType from 1 to 10)", s)
+}
+
+// MarshalText writes the short form ("1d"); an interval with none, such as
+// the zero Interval, writes its kType number, so that a struct holding one
+// still marshals.
+func (i Interval) MarshalText() ([]byte, error) {
+	if i.valid() {
+		return []byte(intervalNames[i]), nil
+	}
+	return strconv.AppendInt(nil, int64(i), 10), nil
+}
+
+// UnmarshalText reads what ParseInterval accepts, so "1d" in a JSON or
+// YAML config, or a query string, decodes; an error leaves i as it was.
+func (i *Interval) UnmarshalText(b []byte) error {
+	v, err := ParseInterval(string(b))
+	if err != nil {
+		return err
+	}
+	*i = v
+	return nil
+}
 
 // AssetType is a class of product: the type parameter of the symbol list,
 // and the channel a Stream connects to.

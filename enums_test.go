@@ -202,3 +202,40 @@ func TestEnumStrings(t *testing.T) {
 		t.Errorf("Quote{Status: 3}.TradingStatus() = %v", q.TradingStatus())
 	}
 }
+
+// Intervals read and write as text: config files and query strings.
+func TestIntervalText(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]itick.Interval{
+		"1m": itick.OneMinute, "5m": itick.FiveMinutes, "15m": itick.FifteenMinutes, "30m": itick.ThirtyMinutes,
+		"1h": itick.OneHour, "2h": itick.TwoHours, "4h": itick.FourHours, "1d": itick.OneDay, "1w": itick.OneWeek,
+		"1M": itick.OneMonth, "OneDay": itick.OneDay, "oneday": itick.OneDay, "FIFTEENMINUTES": itick.FifteenMinutes,
+		" 8 ": itick.OneDay, "10": itick.OneMonth,
+	} {
+		got, err := itick.ParseInterval(text)
+		if err != nil || got != want {
+			t.Errorf("ParseInterval(%q) = %v, %v; want %v", text, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "1s", "0", "11", "-1", "1D", "day", "1mo", "08x"} {
+		if got, err := itick.ParseInterval(bad); !errors.Is(err, itick.ErrInvalidArgument) {
+			t.Errorf("ParseInterval(%q) = %v, %v; want ErrInvalidArgument", bad, got, err)
+		}
+	}
+	type config struct {
+		Every  itick.Interval
+		Unset  itick.Interval
+		Custom itick.Interval
+	}
+	b, err := json.Marshal(config{Every: itick.OneDay, Custom: itick.Interval(42)})
+	if err != nil || string(b) != `{"Every":"1d","Unset":"0","Custom":"42"}` {
+		t.Errorf("Marshal = %s, %v", b, err)
+	}
+	var back config
+	if err := json.Unmarshal([]byte(`{"Every":"1M","Unset":"5m"}`), &back); err != nil || back.Every != itick.OneMonth || back.Unset != itick.FiveMinutes {
+		t.Errorf("Unmarshal = %+v, %v", back, err)
+	}
+	if err := json.Unmarshal([]byte(`{"Every":"fortnight"}`), &back); !errors.Is(err, itick.ErrInvalidArgument) || back.Every != itick.OneMonth {
+		t.Errorf("Unmarshal of a bad interval = %v, left %v", err, back.Every)
+	}
+}

@@ -68,3 +68,7 @@ var BitsEqual = bitsEqual
 // its batch calls fan out from their first chunk, as they do once one call
 // has succeeded (behaviour 16): for tests of the fan-out itself.
 func ConfirmClient(c *Client) { c.confirmed.Store(true) }
+
+// HandshakeTransport is the transport a stream's handshake dials through
+// for a client whose transport is base.
+var HandshakeTransport = handshakeTransport

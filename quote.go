@@ -22,7 +22,7 @@ type Quote struct {
 	Time          time.Time // t, Unix ms, UTC
 	Volume        float64   // v
 	Turnover      float64   // tu
-	Status        int       // ts: see TradingStatus
+	Status        int       // ts: see Quote.TradingStatus for its meaning
 	Change        float64   // ch  (zero when not sent, as for crypto)
 	ChangePercent float64   // chp (zero when not sent, as for crypto)
 }

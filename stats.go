@@ -13,25 +13,26 @@ type Stats struct {
 	// single-chunk method or Get, one per chunk of a batch call, one per
 	// page of an iterator. Calls refused before sending (bad input) are not
 	// counted.
-	Requests int64
+	Requests int64 `json:"requests"`
 	// Errors is how many of those Requests ended in an error, whatever the
 	// cause: transport, service, decoding or the caller's context.
-	Errors int64
+	Errors int64 `json:"errors"`
 	// Attempts is how many HTTP requests went out, retries and the hops of
 	// redirects included. One counts once its rate-limiter wait is over.
-	Attempts int64
+	Attempts int64 `json:"attempts"`
 	// Retries is how many of those Attempts repeated an earlier one of the
 	// same request; a redirect's hop is not a retry. It is added when the
 	// request ends.
-	Retries int64
+	Retries int64 `json:"retries"`
 	// RateLimited is how many responses had HTTP status 429, whether or
 	// not a retry then succeeded.
-	RateLimited int64
+	RateLimited int64 `json:"rate_limited"`
 	// BytesRead is the size of every response body read, over all attempts.
-	BytesRead int64
+	BytesRead int64 `json:"bytes_read"`
 	// LimiterWait is the time attempts spent waiting on the client-side rate
-	// limiter, summed over attempts (so concurrent waits add up).
-	LimiterWait time.Duration
+	// limiter, summed over attempts (so concurrent waits add up); in JSON,
+	// nanoseconds.
+	LimiterWait time.Duration `json:"limiter_wait_ns"`
 }
 
 // Stats returns the client's counters. It is cheap and safe to call from any

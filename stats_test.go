@@ -2,6 +2,7 @@ package itick_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -247,5 +248,21 @@ func TestStatsConcurrent(t *testing.T) {
 		BytesRead: goroutines * calls * int64(len(success))}
 	if diff := cmp.Diff(want, c.Stats()); diff != "" {
 		t.Errorf("stats (-want +got):\n%s", diff)
+	}
+}
+
+// Stats and StreamStats marshal with snake_case keys, for expvar and JSON
+// logs.
+func TestStatsMarshalSnakeCase(t *testing.T) {
+	t.Parallel()
+	b, err := json.Marshal(itick.Stats{Requests: 3, RateLimited: 1, BytesRead: 10, LimiterWait: time.Second})
+	want := `{"requests":3,"errors":0,"attempts":0,"retries":0,"rate_limited":1,"bytes_read":10,"limiter_wait_ns":1000000000}`
+	if err != nil || string(b) != want {
+		t.Errorf("Stats = %s, %v; want %s", b, err, want)
+	}
+	b, err = json.Marshal(itick.StreamStats{Conns: 2, Down: 1, Gaps: 1})
+	want = `{"conns":2,"down":1,"symbols":0,"events":0,"dropped":0,"reconnects":0,"gaps":1}`
+	if err != nil || string(b) != want {
+		t.Errorf("StreamStats = %s, %v; want %s", b, err, want)
 	}
 }

@@ -261,10 +261,12 @@ func parseChannels(channels []Channel, emptyOK bool) ([]string, error) {
 }
 
 // handshakeTransport returns the transport handshakes use unless
-// WithStreamHTTPClient sets one: a copy of base, else of
-// http.DefaultTransport, when that is an *http.Transport, with keep-alives
-// off; nil when neither is (a program wrapped them), which leaves the
-// handshake to http.DefaultClient.
+// WithStreamHTTPClient sets one: a copy, with keep-alives off, of the
+// client's transport when that is an *http.Transport, or of the one it
+// wraps when it says which (an Unwrap() http.RoundTripper method, followed
+// down), so the handshake keeps its proxy and TLS settings; else of
+// http.DefaultTransport when that is one; nil when none is (a program
+// wrapped them all), which leaves the handshake to http.DefaultClient.
 //
 // A copy, because a handshake's connection is never reused (a successful
 // one is taken over by the WebSocket, a refused one is done with), while
@@ -273,7 +275,7 @@ func parseChannels(channels []Channel, emptyOK bool) ([]string, error) {
 // reconnection would otherwise leave a connection, and the goroutines
 // that serve it, in the REST pool for as long as the pool keeps it.
 func handshakeTransport(base http.RoundTripper) *http.Transport {
-	t, ok := base.(*http.Transport)
+	t, ok := unwrapTransport(base)
 	if !ok {
 		t, ok = http.DefaultTransport.(*http.Transport)
 	}
@@ -283,6 +285,22 @@ func handshakeTransport(base http.RoundTripper) *http.Transport {
 	t = t.Clone()
 	t.DisableKeepAlives = true
 	return t
+}
+
+// unwrapTransport finds the *http.Transport under rt, following the
+// Unwrap() http.RoundTripper methods of the wrappers that have one.
+func unwrapTransport(rt http.RoundTripper) (*http.Transport, bool) {
+	for range 16 { // a chain of wrappers, never a cycle
+		switch t := rt.(type) {
+		case *http.Transport:
+			return t, true
+		case interface{ Unwrap() http.RoundTripper }:
+			rt = t.Unwrap()
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
 }
 
 // streamSymbol is the wire form of a pushed or subscribed product.

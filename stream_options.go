@@ -127,14 +127,16 @@ func WithStreamURL(rawURL string) StreamOption {
 }
 
 // WithStreamHTTPClient sets the http.Client that makes the WebSocket
-// handshake. By default the Stream uses a copy of the Client's transport
-// when that is an *http.Transport, and of http.DefaultTransport otherwise,
-// with keep-alives off: a handshake's connection is never reused, and
-// sharing the Client's pool would leave there the connection of a dial
-// that finishes after the Stream has closed. hc itself is used as it is,
-// its transport untouched. The Stream uses a copy of hc whose
-// CheckRedirect refuses redirects out of the stream URL's origin before
-// asking hc's own.
+// handshake. By default the Stream uses a copy, with keep-alives off, of
+// the Client's transport when that is an *http.Transport or wraps one it
+// names with an Unwrap() http.RoundTripper method, and of
+// http.DefaultTransport otherwise; a handshake's connection is never
+// reused. A client whose transport wraps another and cannot say which
+// (otelhttp.Transport, say) gets no proxy or TLS setting of it: pass
+// WithStreamHTTPClient(&http.Client{Transport: inner}) with the
+// *http.Transport it wraps. hc itself is used as it is; the Stream uses a
+// copy of it whose CheckRedirect refuses redirects out of the stream URL's
+// origin before asking hc's own.
 func WithStreamHTTPClient(hc *http.Client) StreamOption {
 	return func(s *streamSettings) error {
 		if hc == nil {

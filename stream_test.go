@@ -2,12 +2,14 @@ package itick_test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -1020,5 +1022,42 @@ func TestStream_MatchesSubscriptionsIgnoringCase(t *testing.T) {
 			seen[sym+" "+kind] = true
 		}
 		s.Close()
+	}
+}
+
+// wrapping is a RoundTripper that wraps another and says which.
+type wrapping struct{ inner http.RoundTripper }
+
+func (w wrapping) RoundTrip(r *http.Request) (*http.Response, error) { return w.inner.RoundTrip(r) }
+func (w wrapping) Unwrap() http.RoundTripper                         { return w.inner }
+
+// opaque wraps another and does not say which.
+type opaque struct{ inner http.RoundTripper }
+
+func (o opaque) RoundTrip(r *http.Request) (*http.Response, error) { return o.inner.RoundTrip(r) }
+
+// A client whose transport wraps another that says which keeps its proxy
+// and TLS settings for the stream's handshake; one that does not say falls
+// back to http.DefaultTransport's copy.
+func TestHandshakeTransportFindsTheWrappedOne(t *testing.T) {
+	t.Parallel()
+	proxy, _ := url.Parse("http://proxy.internal:3128")
+	inner := &http.Transport{Proxy: http.ProxyURL(proxy), TLSClientConfig: &tls.Config{ServerName: "itick.internal"}}
+	for name, rt := range map[string]http.RoundTripper{
+		"the transport":     inner,
+		"one wrapper":       wrapping{inner},
+		"wrappers in a row": wrapping{wrapping{inner}},
+	} {
+		got := itick.HandshakeTransport(rt)
+		if got == nil || got == inner || !got.DisableKeepAlives || got.TLSClientConfig.ServerName != "itick.internal" {
+			t.Errorf("%s: handshake transport %+v, want a copy of the inner one without keep-alives", name, got)
+			continue
+		}
+		if p, err := got.Proxy(&http.Request{URL: &url.URL{Scheme: "https", Host: "api.itick.org"}}); err != nil || p.String() != proxy.String() {
+			t.Errorf("%s: proxy %v, %v; want the inner transport's", name, p, err)
+		}
+	}
+	if got := itick.HandshakeTransport(opaque{inner}); got == nil || got.TLSClientConfig != nil && got.TLSClientConfig.ServerName == "itick.internal" {
+		t.Errorf("a wrapper that does not say: %+v, want a copy of http.DefaultTransport", got)
 	}
 }
