@@ -22,14 +22,14 @@ const Version = "0.1.0"
 
 // Client talks to the service. Create one with NewClient and share it.
 type Client struct {
-	Stock   *StockService
-	Crypto  *CryptoService
-	Forex   *ForexService
-	Future  *FutureService
-	Fund    *FundService
-	Indices *IndicesService
-	News    *NewsService
-	Market  *MarketService // symbols, holidays, market status
+	Stock   *StockService   // stock quotes, books, candles, ticks, splits, IPOs and company profiles
+	Crypto  *CryptoService  // crypto pairs' quotes, books, candles and ticks
+	Forex   *ForexService   // forex pairs' quotes, books, candles and ticks
+	Future  *FutureService  // futures' quotes, books, candles and ticks
+	Fund    *FundService    // funds' quotes, books, candles and ticks
+	Indices *IndicesService // indices' quotes, books, candles and ticks
+	News    *NewsService    // the news feed and articles
+	Market  *MarketService  // symbols, holidays, market status
 
 	baseURL     *url.URL
 	rc          *retryablehttp.Client

@@ -132,7 +132,10 @@ func (e *APIError) Is(target error) bool {
 // *APIError, or the limiter's error, that says how long the wait was.
 type quotaError struct{ err error }
 
+// Error is the text of the error it carries.
 func (e *quotaError) Error() string { return e.err.Error() }
+
+// Unwrap returns the *APIError or the limiter's error.
 func (e *quotaError) Unwrap() error { return e.err }
 
 // Is matches ErrRateLimited and context.DeadlineExceeded.

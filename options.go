@@ -20,6 +20,10 @@ type Option func(*settings) error
 // Limiter paces requests. Every attempt, retries included, waits on it
 // first; it must return promptly once ctx ends. *rate.Limiter satisfies it.
 type Limiter interface {
+	// Wait blocks until one request may go, and returns an error when it
+	// may not: ctx's once ctx ends, or one wrapping
+	// context.DeadlineExceeded at once when the wait would pass ctx's
+	// deadline, which the client reports as a spent quota.
 	Wait(ctx context.Context) error
 }
 
@@ -222,27 +226,28 @@ func WithMaxResponseBytes(n int64) Option {
 
 // WithRetries sets how many times a failed attempt is retried, at most
 // 100; 0 switches retries off.
-func WithRetries(max int) Option {
+func WithRetries(n int) Option {
 	return func(s *settings) error {
-		if max < 0 {
-			return invalidArg("WithRetries: %d is negative", max)
+		if n < 0 {
+			return invalidArg("WithRetries: %d is negative", n)
 		}
-		if max > maxRetries {
-			return invalidArg("WithRetries: %d is above %d", max, maxRetries)
+		if n > maxRetries {
+			return invalidArg("WithRetries: %d is above %d", n, maxRetries)
 		}
-		s.retries = max
+		s.retries = n
 		return nil
 	}
 }
 
 // WithBackoff sets the bounds of the exponential, jittered wait between
-// retries. A Retry-After from the service is honoured even past max.
-func WithBackoff(min, max time.Duration) Option {
+// retries, shortest and longest. A Retry-After from the service is
+// honoured even past longest.
+func WithBackoff(shortest, longest time.Duration) Option {
 	return func(s *settings) error {
-		if min < 0 || max < min {
-			return invalidArg("WithBackoff: need 0 <= min <= max, got min %s, max %s", min, max)
+		if shortest < 0 || longest < shortest {
+			return invalidArg("WithBackoff: need 0 <= shortest <= longest, got %s and %s", shortest, longest)
 		}
-		s.minBackoff, s.maxBackoff = min, max
+		s.minBackoff, s.maxBackoff = shortest, longest
 		return nil
 	}
 }

@@ -67,8 +67,10 @@ func (p Plan) String() string {
 	return planInfo[p].name
 }
 
-// ParsePlan reads a plan name, case-insensitively and with or without the
-// "Plan" prefix ("base", "Premium", "PlanPro..."), or its number ("1").
+// ParsePlan reads a plan: its name (Free, Base, Professional, Premium or
+// Enterprise) in any case, with or without a "Plan" prefix in any case
+// ("premium", "PlanBase"), or its number from 0 (Free) to 4 (Enterprise);
+// spaces around it are ignored. Anything else is ErrInvalidArgument.
 func ParsePlan(s string) (Plan, error) {
 	name := strings.TrimSpace(s)
 	if len(name) > 4 && strings.EqualFold(name[:4], "plan") {

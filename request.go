@@ -165,7 +165,10 @@ type redactedError struct {
 	err error
 }
 
+// Error is the text without the token.
 func (e redactedError) Error() string { return e.msg }
+
+// Unwrap returns the error whose text was redacted, for errors.Is and As.
 func (e redactedError) Unwrap() error { return e.err }
 
 // query starts the query string every market endpoint takes.

@@ -66,35 +66,35 @@ type Event interface{ streamEvent() }
 // The service's quote pushes carry no previous close, so Quote.PrevClose,
 // Change and ChangePercent are zero unless the Stream has WithPrevClose.
 type QuoteEvent struct {
-	Code     string
-	Region   Region
+	Code     string // the product's code, as subscribed
+	Region   Region // its region, as subscribed
 	Exchange string // from a CODE$EXCHANGE$REGION subscription, else ""
-	Quote    Quote
+	Quote    Quote  // the quote; its Symbol is Code
 }
 
 // TickEvent is a pushed trade.
 type TickEvent struct {
-	Code     string
-	Region   Region
+	Code     string // the product's code, as subscribed
+	Region   Region // its region, as subscribed
 	Exchange string // from a CODE$EXCHANGE$REGION subscription, else ""
-	Tick     Tick
+	Tick     Tick   // the trade; its Symbol is Code
 }
 
 // DepthEvent is a pushed order book; Depth.Symbol has no $REGION suffix.
 type DepthEvent struct {
-	Code     string
-	Region   Region
-	Exchange string // from a CODE$EXCHANGE$REGION subscription, else ""
-	Depth    DepthBook
+	Code     string    // the product's code, as subscribed
+	Region   Region    // its region, as subscribed
+	Exchange string    // from a CODE$EXCHANGE$REGION subscription, else ""
+	Depth    DepthBook // the whole book as pushed; its Symbol is Code
 }
 
 // KlineEvent is a pushed candle, the one in progress for its interval.
 type KlineEvent struct {
-	Code     string
-	Region   Region
-	Exchange string // from a CODE$EXCHANGE$REGION subscription, else ""
-	Interval Interval
-	Kline    Kline
+	Code     string   // the product's code, as subscribed
+	Region   Region   // its region, as subscribed
+	Exchange string   // from a CODE$EXCHANGE$REGION subscription, else ""
+	Interval Interval // the channel's interval (kline@N)
+	Kline    Kline    // the candle so far; it changes until its interval ends
 }
 
 // DisconnectEvent says a connection was lost, at once: its Symbols get no

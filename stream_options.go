@@ -184,12 +184,12 @@ func WithDialTimeout(d time.Duration) StreamOption {
 // once a connection has stayed subscribed for a heartbeat interval (see
 // WithHeartbeat), so a server that accepts and drops at once is not
 // hammered.
-func WithReconnectBackoff(min, max time.Duration) StreamOption {
+func WithReconnectBackoff(shortest, longest time.Duration) StreamOption {
 	return func(s *streamSettings) error {
-		if min < 0 || max < min {
-			return invalidArg("WithReconnectBackoff: need 0 <= min <= max, got min %s, max %s", min, max)
+		if shortest < 0 || longest < shortest {
+			return invalidArg("WithReconnectBackoff: need 0 <= shortest <= longest, got %s and %s", shortest, longest)
 		}
-		s.minBackoff, s.maxBackoff = min, max
+		s.minBackoff, s.maxBackoff = shortest, longest
 		return nil
 	}
 }
