@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/time/rate"
 
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/markettest"
@@ -887,6 +888,102 @@ func TestE2EReferenceData(t *testing.T) {
 		}
 		if _, err := c.News.Get(ctx, "no-such-article", "en"); !errors.Is(err, itick.ErrNotFound) {
 			t.Errorf("Get of an unknown id: %v, want ErrNotFound", err)
+		}
+	})
+}
+
+// Behaviours 15 to 18 against the simulator, as a user's tests would run
+// them.
+func TestServiceBehavioursAgainstTheSimulator(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	codes := make([]string, 300)
+	for i := range codes {
+		codes[i] = fmt.Sprintf("C%d", i)
+	}
+
+	t.Run("a spent quota under a deadline ends at once", func(t *testing.T) {
+		t.Parallel()
+		srv := markettest.NewServer(markettest.WithQuota(1))
+		defer srv.Close()
+		c, err := srv.Client()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Stock.Quotes(ctx, itick.RegionUS, []string{"AAPL"}); err != nil {
+			t.Fatal(err)
+		}
+		dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		_, err = c.Stock.Quotes(dctx, itick.RegionUS, []string{"AAPL"})
+		var apiErr *itick.APIError
+		if !errors.Is(err, itick.ErrRateLimited) || !errors.Is(err, context.DeadlineExceeded) ||
+			!errors.As(err, &apiErr) || apiErr.RetryAfter <= 0 || dctx.Err() != nil {
+			t.Errorf("err = %v, want a 429 with its RetryAfter, matching ErrRateLimited and DeadlineExceeded, before the deadline", err)
+		}
+	})
+
+	t.Run("a bad token costs one request", func(t *testing.T) {
+		t.Parallel()
+		srv := markettest.NewServer()
+		defer srv.Close()
+		c, err := itick.NewClient("not-the-simulators-token", itick.WithBaseURL(srv.URL), itick.WithRateLimit(rate.Inf, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Stock.Quotes(ctx, itick.RegionUS, codes); !errors.Is(err, itick.ErrUnauthorized) {
+			t.Fatalf("err = %v, want ErrUnauthorized", err)
+		}
+		if n := len(srv.Requests()); n != 1 {
+			t.Errorf("%d requests, want 1", n)
+		}
+	})
+
+	t.Run("products outside the plan are missing, not an error", func(t *testing.T) {
+		t.Parallel()
+		srv := markettest.NewServer(markettest.WithRegions(itick.RegionUS))
+		defer srv.Close()
+		c, err := srv.Client()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700", "9988"})
+		if err != nil || len(got) != 0 {
+			t.Fatalf("Quotes = %v, %v; want an empty map and no error", got, err)
+		}
+		if diff := cmp.Diff([]string{"700", "9988"}, itick.MissingCodes([]string{" 700", "9988", "700"}, got)); diff != "" {
+			t.Errorf("MissingCodes (-want +got):\n%s", diff)
+		}
+		if _, err := c.Stock.Quote(ctx, itick.RegionHK, "700"); !errors.Is(err, itick.ErrNotFound) {
+			t.Errorf("Quote = %v, want ErrNotFound", err)
+		}
+	})
+
+	t.Run("a lost stream is reported at once and renewed", func(t *testing.T) {
+		t.Parallel()
+		srv := markettest.NewServer(markettest.WithStreamInterval(5 * time.Millisecond))
+		defer srv.Close()
+		c, err := srv.Client()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := c.Stream(ctx, itick.AssetCrypto, itick.WithReconnectBackoff(0, 5*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := s.Subscribe(ctx, []string{"BTCUSDT$BA"}, itick.ChannelQuote); err != nil {
+			t.Fatal(err)
+		}
+		nextOf[itick.QuoteEvent](t, s)
+		srv.DropStreams()
+		d, _ := nextOf[itick.DisconnectEvent](t, s)
+		g, _ := nextOf[itick.GapEvent](t, s)
+		if !slices.Equal(d.Symbols, []string{"BTCUSDT$BA"}) || !g.From.Equal(d.At) || s.Stats().Down != 0 {
+			t.Errorf("DisconnectEvent %+v, GapEvent %+v, Stats %+v", d, g, s.Stats())
+		}
+		if q, _ := nextOf[itick.QuoteEvent](t, s); q.Code != "BTCUSDT" {
+			t.Errorf("after the renewal: %+v", q)
 		}
 	})
 }
