@@ -143,6 +143,22 @@ func (e *quotaError) Is(target error) bool {
 	return target == ErrRateLimited || target == context.DeadlineExceeded
 }
 
+// RetryAfter returns how long to wait before asking again when err says:
+// the Retry-After the service sent with an *APIError (a 429 most often),
+// or the wait a limiter refused because it would pass the call's deadline.
+// A service answering its own callers can pass it on as their Retry-After.
+func RetryAfter(err error) (time.Duration, bool) {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
+		return apiErr.RetryAfter, true
+	}
+	var w interface{ RetryAfter() time.Duration }
+	if errors.As(err, &w) && w.RetryAfter() > 0 {
+		return w.RetryAfter(), true
+	}
+	return 0, false
+}
+
 // BatchError reports the chunks of a batch call that failed. The call's map
 // still holds every result that arrived.
 type BatchError struct {

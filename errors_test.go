@@ -1,6 +1,7 @@
 package itick_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -9,8 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/d19c4e34/itick"
+	"golang.org/x/time/rate"
 )
 
 // Tests of APIError: its text, and the evidence it keeps (body and header,
@@ -328,3 +331,37 @@ func TestDecodeFailureSaysWhere(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// RetryAfter gives a service the wait to pass on to its callers: a 429's
+// Retry-After, or the wait the client's limiter refused.
+func TestRetryAfterOfAQuotaError(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("codes") == "LIMIT" {
+			w.Header().Set("Retry-After", "42")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		w.Write([]byte(`{"code":0,"data":{"700":{"s":"700","ld":1}}}`))
+	}))
+	defer srv.Close()
+	c := newServerClient(t, srv, testToken, itick.WithRetries(0), itick.WithRateLimit(rate.Every(time.Hour), 2))
+	_, err := c.Stock.Quotes(context.Background(), itick.RegionHK, []string{"LIMIT"})
+	if d, ok := itick.RetryAfter(err); !ok || d != 42*time.Second {
+		t.Errorf("RetryAfter(%v) = %v, %v; want 42s", err, d, ok)
+	}
+	if _, err := c.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, err = c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
+	if d, ok := itick.RetryAfter(err); !ok || d < 59*time.Minute || d > time.Hour {
+		t.Errorf("RetryAfter(%v) = %v, %v; want about an hour", err, d, ok)
+	}
+	for _, other := range []error{nil, errors.New("x"), context.DeadlineExceeded, itick.ErrRateLimited} {
+		if d, ok := itick.RetryAfter(other); ok {
+			t.Errorf("RetryAfter(%v) = %v, want none", other, d)
+		}
+	}
+}

@@ -493,3 +493,30 @@ func TestStreamURL(t *testing.T) {
 		}
 	}
 }
+
+// Close returns at once with the stale watchdog on and a connection that
+// keeps pushing.
+func TestStreamWithStaleAfterClosesAtOnce(t *testing.T) {
+	t.Parallel()
+	srv := markettest.NewServer(markettest.WithStreamInterval(5 * time.Millisecond))
+	defer srv.Close()
+	c, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Stream(context.Background(), itick.AssetCrypto, itick.WithStaleAfter(30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Subscribe(context.Background(), []string{"BTCUSDT$BA"}, itick.ChannelQuote); err != nil {
+		t.Fatal(err)
+	}
+	nextOf[itick.QuoteEvent](t, s)
+	closed := make(chan struct{})
+	go func() { s.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close still blocked after 10 s")
+	}
+}

@@ -150,8 +150,7 @@ func (l *Limiter) waitRedis(ctx context.Context) (redisFailed bool, err error) {
 		}
 		delay := time.Duration(min(r.value, math.MaxInt64/1000)) * time.Microsecond
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < delay {
-			return false, fmt.Errorf("redisquota: next slot on key %q in %s is past the deadline: %w",
-				l.key, delay.Round(time.Millisecond), context.DeadlineExceeded)
+			return false, &wait.TooLong{What: fmt.Sprintf("redisquota: next slot on key %q", l.key), Wait: delay}
 		}
 		if !wait.Sleep(ctx, delay) {
 			return false, fmt.Errorf("redisquota: waiting on key %q: %w", l.key, ctx.Err())

@@ -4,7 +4,6 @@ package quota
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -130,7 +129,7 @@ func (w *Window) Wait(ctx context.Context) error {
 	now := w.now()
 	at, ok := w.reserve(now, deadline)
 	if !ok {
-		return fmt.Errorf("quota: next slot in %s is past the deadline: %w", at.Sub(now).Round(time.Millisecond), context.DeadlineExceeded)
+		return &wait.TooLong{What: "quota: next slot", Wait: at.Sub(now)}
 	}
 	d := at.Sub(now)
 	if d <= 0 {

@@ -250,13 +250,17 @@ func (sh *shard[E]) run(first *session[E]) {
 func (sh *shard[E]) serve(ss *session[E], lost time.Time, reason error) (up time.Duration, subscribed bool, err error) {
 	e := sh.e
 	hbDone := make(chan struct{})
+	var wdDone chan struct{} // the stale watchdog's, when there is one
 	go func() {
 		defer close(hbDone)
 		ss.heartbeat(e.cfg.PingInterval, e.cfg.PongTimeout)
 	}()
 	defer func() {
-		ss.close(e.ctx.Err() != nil)
+		ss.close(e.ctx.Err() != nil) // ends the heartbeat and the watchdog
 		<-hbDone
+		if wdDone != nil {
+			<-wdDone
+		}
 		if err == nil {
 			err = context.Cause(ss.ctx)
 		}
@@ -268,12 +272,11 @@ func (sh *shard[E]) serve(ss *session[E], lost time.Time, reason error) (up time
 	since := time.Now()
 	ss.active.Store(since.UnixNano())
 	if e.cfg.StaleAfter > 0 {
-		wdDone := make(chan struct{})
+		wdDone = make(chan struct{})
 		go func() {
 			defer close(wdDone)
 			ss.watch(e.cfg.StaleAfter)
 		}()
-		defer func() { <-wdDone }()
 	}
 	if !lost.IsZero() {
 		syms := e.subscribedSymbols(sh)

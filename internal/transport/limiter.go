@@ -42,7 +42,7 @@ func waitRate(ctx context.Context, l *rate.Limiter) error {
 	}
 	if deadline, ok := ctx.Deadline(); ok && now.Add(d).After(deadline) {
 		r.CancelAt(now)
-		return fmt.Errorf("rate: next token in %s is past the deadline: %w", d.Round(time.Millisecond), context.DeadlineExceeded)
+		return &wait.TooLong{What: "rate: next token", Wait: d}
 	}
 	if !wait.Sleep(ctx, d) {
 		r.Cancel()

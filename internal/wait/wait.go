@@ -1,5 +1,6 @@
 // Package wait holds the one way this module sleeps: for a duration or
-// until a context ends, whichever comes first.
+// until a context ends, whichever comes first; and the refusal a limiter
+// gives when the wait would pass the context's deadline.
 package wait
 
 import (
@@ -21,3 +22,20 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 		return true
 	}
 }
+
+// TooLong is a limiter's refusal of a wait that would pass ctx's deadline:
+// it matches context.DeadlineExceeded, and says how long the wait was.
+type TooLong struct {
+	What string        // the limiter, in the message: "quota: next slot"
+	Wait time.Duration // how long the wait for a slot would have been
+}
+
+func (e *TooLong) Error() string {
+	return e.What + " in " + e.Wait.Round(time.Millisecond).String() + " is past the deadline: " + context.DeadlineExceeded.Error()
+}
+
+// Is matches context.DeadlineExceeded.
+func (e *TooLong) Is(target error) bool { return target == context.DeadlineExceeded }
+
+// RetryAfter is how long the wait would have been.
+func (e *TooLong) RetryAfter() time.Duration { return e.Wait }
