@@ -23,6 +23,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.uber.org/goleak"
+	"golang.org/x/time/rate"
 
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/markettest"
@@ -87,11 +88,17 @@ func waitServing(t *testing.T, out *syncBuffer, done <-chan error) string {
 // it stopped cleanly.
 func startService(t *testing.T, sim *markettest.Server, args ...string) string {
 	t.Helper()
+	return startServiceWith(t, sim, nil, args...)
+}
+
+// startServiceWith is startService with options for the SDK client.
+func startServiceWith(t *testing.T, sim *markettest.Server, clientOpts []itick.Option, args ...string) string {
+	t.Helper()
 	cfg, err := parseConfig(args, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := sim.Client()
+	c, err := sim.Client(clientOpts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,33 +286,39 @@ func TestSilentCryptoConnectionIsReplaced(t *testing.T) {
 
 func TestUpstreamErrorStatuses(t *testing.T) {
 	t.Parallel()
+	// A limiter whose one slot the previous close's snapshot takes at
+	// start, as a busy shared limiter would have: the next is an hour off.
+	lim := rate.NewLimiter(rate.Every(time.Hour), 1)
 	for _, tt := range []struct {
-		name           string
-		fault          func(*markettest.Server)
-		wantStatus     int
-		wantRetryAfter bool
+		name       string
+		clientOpts []itick.Option
+		fault      func(*markettest.Server)
+		timeout    string
+		wantStatus int
+		// wantRetryAfter bounds the Retry-After in seconds; 0 means none.
+		wantRetryAfter [2]int
 	}{
-		// The quota's Retry-After (up to a minute) passes the 10 s
-		// deadline: the call ends at once, matching ErrRateLimited and
+		// The quota's Retry-After (up to a minute) passes the deadline:
+		// the call ends at once, matching ErrRateLimited and
 		// context.DeadlineExceeded both.
-		{"quota spent", func(s *markettest.Server) { s.SetQuota(1) }, http.StatusTooManyRequests, true},
-		{"slow network", func(s *markettest.Server) { s.AddLatency(time.Minute) }, http.StatusGatewayTimeout, false},
-		{"token refused", func(s *markettest.Server) { s.FailNext(1, http.StatusUnauthorized) }, http.StatusServiceUnavailable, false},
-		{"service failing", func(s *markettest.Server) { s.FailNext(1000, http.StatusInternalServerError) }, http.StatusBadGateway, false},
+		{"quota spent", nil, func(s *markettest.Server) { s.SetQuota(1) }, "10s", http.StatusTooManyRequests, [2]int{1, 60}},
+		// The slot lies past the deadline: refused at once, and the
+		// deadline is how long to wait at least.
+		{"client's limiter spent", []itick.Option{itick.WithLimiter(lim)}, func(*markettest.Server) { lim.Allow() },
+			"10s", http.StatusTooManyRequests, [2]int{10, 10}},
+		{"slow network", nil, func(s *markettest.Server) { s.AddLatency(time.Minute) }, "500ms", http.StatusGatewayTimeout, [2]int{}},
+		{"token refused", nil, func(s *markettest.Server) { s.FailNext(1, http.StatusUnauthorized) }, "10s", http.StatusServiceUnavailable, [2]int{}},
+		{"service failing", nil, func(s *markettest.Server) { s.FailNext(1000, http.StatusInternalServerError) }, "10s", http.StatusBadGateway, [2]int{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			// Stocks are not pushed on a Saturday: every quote is fetched.
 			sim := markettest.NewServer(markettest.WithClock(func() time.Time { return saturday }))
 			defer sim.Close()
-			timeout := "10s"
-			if tt.wantStatus == http.StatusGatewayTimeout {
-				timeout = "500ms"
-			}
-			base := startService(t, sim, "-stocks", "700$HK", "-crypto", "", "-rest-ttl", "0", "-timeout", timeout)
+			base := startServiceWith(t, sim, tt.clientOpts, "-stocks", "700$HK", "-crypto", "", "-rest-ttl", "0", "-timeout", tt.timeout)
 			tt.fault(sim)
 			defer sim.ClearFaults()
-			if tt.wantStatus == http.StatusTooManyRequests {
+			if tt.name == "quota spent" {
 				if got, _ := quotes(t, base, "700$HK"); got["700$HK"].Source != sourceREST {
 					t.Fatalf("the quota's one call: %+v, want a REST quote", got)
 				}
@@ -316,14 +329,14 @@ func TestUpstreamErrorStatuses(t *testing.T) {
 				t.Fatalf("status %s, error %q; want %d with an error", resp.Status, body.Error, tt.wantStatus)
 			}
 			ra := resp.Header.Get("Retry-After")
-			if !tt.wantRetryAfter {
+			if tt.wantRetryAfter == [2]int{} {
 				if ra != "" {
 					t.Errorf("Retry-After %q on a %d", ra, tt.wantStatus)
 				}
 				return
 			}
-			if secs, err := strconv.Atoi(ra); err != nil || secs < 1 || secs > 60 {
-				t.Errorf("Retry-After %q, want the quota's wait in whole seconds, 1 to 60", ra)
+			if secs, err := strconv.Atoi(ra); err != nil || secs < tt.wantRetryAfter[0] || secs > tt.wantRetryAfter[1] {
+				t.Errorf("Retry-After %q, want whole seconds from %d to %d", ra, tt.wantRetryAfter[0], tt.wantRetryAfter[1])
 			}
 		})
 	}
@@ -341,7 +354,8 @@ func TestStatusOf(t *testing.T) {
 		{"429", retry, http.StatusTooManyRequests, 7 * time.Second},
 		{"429 in a batch", &itick.BatchError{Chunks: []itick.ChunkError{{Codes: []string{"700"}, Err: retry}}},
 			http.StatusTooManyRequests, 7 * time.Second},
-		{"quota past the deadline", errors.Join(itick.ErrRateLimited, context.DeadlineExceeded), http.StatusTooManyRequests, time.Second},
+		{"quota past the deadline, wait unknown", errors.Join(itick.ErrRateLimited, context.DeadlineExceeded), http.StatusTooManyRequests, 0},
+		{"quota past the deadline", errors.Join(context.DeadlineExceeded, retry), http.StatusTooManyRequests, 7 * time.Second},
 		{"deadline", context.DeadlineExceeded, http.StatusGatewayTimeout, 0},
 		{"refused token", &itick.APIError{StatusCode: http.StatusUnauthorized}, http.StatusServiceUnavailable, 0},
 		{"server error", &itick.APIError{StatusCode: http.StatusInternalServerError}, http.StatusBadGateway, 0},

@@ -195,6 +195,11 @@ func (s *service) handleQuotes(w http.ResponseWriter, r *http.Request) {
 	got, missing, err := s.quotes(ctx, prods)
 	if err != nil {
 		status, retryAfter := statusOf(err)
+		if status == http.StatusTooManyRequests && retryAfter == 0 {
+			// The client's own limiter refused a slot past the deadline
+			// without saying when it is: at least the deadline away.
+			retryAfter = s.cfg.timeout
+		}
 		if retryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(retryAfter.Seconds()))))
 		}
@@ -303,20 +308,19 @@ func (s *service) quotes(ctx context.Context, prods []product) (map[string]entry
 }
 
 // statusOf maps a REST fallback's error to the HTTP status to answer with,
-// and for a 429 the Retry-After to send. A spent quota is tested first:
-// when waiting for it would pass the deadline, the call ends at once with
-// an error matching ErrRateLimited and context.DeadlineExceeded both, and
-// the caller should come back later rather than hear of a timeout.
+// and for a 429 the Retry-After the service asked for, if it did. A spent
+// quota is tested first: when waiting for it would pass the deadline, the
+// call ends at once with an error matching ErrRateLimited and
+// context.DeadlineExceeded both, and the caller should come back later
+// rather than hear of a timeout.
 func statusOf(err error) (int, time.Duration) {
 	var apiErr *itick.APIError
 	switch {
 	case errors.Is(err, itick.ErrRateLimited):
-		if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
-			return http.StatusTooManyRequests, apiErr.RetryAfter
+		if errors.As(err, &apiErr) {
+			return http.StatusTooManyRequests, apiErr.RetryAfter // 0 when the service did not say
 		}
-		// The client's own limiter refused the slot; it does not say for
-		// how long.
-		return http.StatusTooManyRequests, time.Second
+		return http.StatusTooManyRequests, 0
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusGatewayTimeout, 0
 	case errors.Is(err, itick.ErrUnauthorized):
