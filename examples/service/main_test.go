@@ -342,6 +342,34 @@ func TestUpstreamErrorStatuses(t *testing.T) {
 	}
 }
 
+// TestFailedChunkKeepsWhatArrived: when one chunk of the REST fallback
+// fails, the request fails with its status, and the quotes that arrived
+// serve the retry, which asks only for the rest.
+func TestFailedChunkKeepsWhatArrived(t *testing.T) {
+	t.Parallel()
+	sim := markettest.NewServer(markettest.WithClock(func() time.Time { return saturday }), markettest.WithBatchSize(1))
+	defer sim.Close()
+	base := startService(t, sim, "-stocks", "700$HK,9988$HK", "-crypto", "", "-rest-ttl", "1h")
+	sim.Inject(markettest.Fault{Kind: markettest.FaultStatus, Status: http.StatusInternalServerError, Code: "9988"})
+	if resp := get(t, base+"/quotes?codes=700$HK,9988$HK", nil); resp.StatusCode != http.StatusBadGateway {
+		t.Fatalf("with 9988's chunk failing: %s, want 502", resp.Status)
+	}
+
+	sim.ClearFaults()
+	sim.Reset()
+	got, _ := quotes(t, base, "700$HK,9988$HK")
+	if got["700$HK"].Source != sourceREST || got["9988$HK"].Source != sourceREST {
+		t.Errorf("after the failure: %+v, want both from REST", got)
+	}
+	var asked [][]string
+	for _, r := range sim.Requests() {
+		asked = append(asked, r.Codes())
+	}
+	if diff := cmp.Diff([][]string{{"9988"}}, asked); diff != "" {
+		t.Errorf("codes asked for by the retry (-want +got):\n%s", diff)
+	}
+}
+
 func TestStatusOf(t *testing.T) {
 	t.Parallel()
 	retry := &itick.APIError{StatusCode: http.StatusTooManyRequests, RetryAfter: 7 * time.Second}

@@ -282,13 +282,10 @@ func (s *service) quotes(ctx context.Context, prods []product) (map[string]entry
 		if g.class == itick.AssetCrypto {
 			fetch = s.client.Crypto.Quotes
 		}
+		// On a *BatchError, quotes holds the chunks that arrived: they are
+		// kept for the TTL, so a retry after the error asks only for the
+		// rest.
 		quotes, err := fetch(ctx, g.region, codes)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, code := range itick.MissingCodes(codes, quotes) {
-			missing = append(missing, symbols[code])
-		}
 		s.mu.Lock()
 		for _, p := range need[g] {
 			q, ok := quotes[p.code]
@@ -303,6 +300,12 @@ func (s *service) quotes(ctx context.Context, prods []product) (map[string]entry
 			}
 		}
 		s.mu.Unlock()
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, code := range itick.MissingCodes(codes, quotes) {
+			missing = append(missing, symbols[code])
+		}
 	}
 	return got, missing, nil
 }
