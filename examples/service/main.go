@@ -87,7 +87,7 @@ func parseConfig(args []string, w io.Writer) (config, error) {
 	crypto := fs.String("crypto", "BTCUSDT$BA,ETHUSDT$BA", "comma-separated code$REGION crypto pairs to stream (may be empty)")
 	timeout := fs.Duration("timeout", 5*time.Second, "deadline of a request's REST fallback; past it, 504 (a spent quota is 429 at once)")
 	restTTL := fs.Duration("rest-ttl", time.Second, "how long a REST fallback quote is served again before it is fetched anew (0: fetch every time)")
-	stale := fs.Duration("crypto-stale-after", 0, "replace a crypto connection that pushed nothing for this long, such as 30s (0: off)")
+	stale := fs.Duration("crypto-stale-after", 30*time.Second, "replace a crypto connection that pushed nothing for this long (0: off)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: service [flags]
 

@@ -302,10 +302,10 @@ func TestUpstreamErrorStatuses(t *testing.T) {
 		// the call ends at once, matching ErrRateLimited and
 		// context.DeadlineExceeded both.
 		{"quota spent", nil, func(s *markettest.Server) { s.SetQuota(1) }, "10s", http.StatusTooManyRequests, [2]int{1, 60}},
-		// The slot lies past the deadline: refused at once, and the
-		// deadline is how long to wait at least.
+		// The slot lies past the deadline: refused at once, and the wait
+		// the limiter refused, an hour, is how long to wait.
 		{"client's limiter spent", []itick.Option{itick.WithLimiter(lim)}, func(*markettest.Server) { lim.Allow() },
-			"10s", http.StatusTooManyRequests, [2]int{10, 10}},
+			"10s", http.StatusTooManyRequests, [2]int{3590, 3600}},
 		{"slow network", nil, func(s *markettest.Server) { s.AddLatency(time.Minute) }, "500ms", http.StatusGatewayTimeout, [2]int{}},
 		{"token refused", nil, func(s *markettest.Server) { s.FailNext(1, http.StatusUnauthorized) }, "10s", http.StatusServiceUnavailable, [2]int{}},
 		{"service failing", nil, func(s *markettest.Server) { s.FailNext(1000, http.StatusInternalServerError) }, "10s", http.StatusBadGateway, [2]int{}},

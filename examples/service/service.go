@@ -195,11 +195,6 @@ func (s *service) handleQuotes(w http.ResponseWriter, r *http.Request) {
 	got, missing, err := s.quotes(ctx, prods)
 	if err != nil {
 		status, retryAfter := statusOf(err)
-		if status == http.StatusTooManyRequests && retryAfter == 0 {
-			// The client's own limiter refused a slot past the deadline
-			// without saying when it is: at least the deadline away.
-			retryAfter = s.cfg.timeout
-		}
 		if retryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(retryAfter.Seconds()))))
 		}
@@ -317,13 +312,12 @@ func (s *service) quotes(ctx context.Context, prods []product) (map[string]entry
 // context.DeadlineExceeded both, and the caller should come back later
 // rather than hear of a timeout.
 func statusOf(err error) (int, time.Duration) {
-	var apiErr *itick.APIError
 	switch {
 	case errors.Is(err, itick.ErrRateLimited):
-		if errors.As(err, &apiErr) {
-			return http.StatusTooManyRequests, apiErr.RetryAfter // 0 when the service did not say
-		}
-		return http.StatusTooManyRequests, 0
+		// The service's Retry-After, or the wait the client's own limiter
+		// refused; 0 when neither says.
+		retryAfter, _ := itick.RetryAfter(err)
+		return http.StatusTooManyRequests, retryAfter
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusGatewayTimeout, 0
 	case errors.Is(err, itick.ErrUnauthorized):
