@@ -7,76 +7,21 @@ import (
 	"fmt"
 	"log"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/signal"
-	"path/filepath"
-	"slices"
-	"strings"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/markettest"
 )
 
-// The examples of the package documentation. A local server stands in for
-// the service and answers with the fixtures in testdata.
+// The examples run against markettest, the offline stand-in for the
+// service, with its seed and clock pinned so every answer is the same on
+// every run. Swap srv.Client() for itick.NewClient(token) to reach the
+// service itself.
 
-// exampleClient returns a client sending token to a local server that
-// stands in for the service, and a function that stops the server. The
-// server answers every request with testdata/fixture; with no fixture it
-// serves the fixtures the way the service would: /stock/quotes answers
-// with stock_quotes.json, split pages by their page parameter, news pages
-// by their cursor, a token other than demo-token gets the gateway's
-// refusal, and a code starting with "BAD" gets E001.
-func exampleClient(fixture, token string, opts ...itick.Option) (*itick.Client, func()) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		name, status := strings.TrimSuffix(fixture, ".json"), http.StatusOK
-		if fixture == "" {
-			name, status = exampleRoute(r)
-		}
-		b, err := os.ReadFile(filepath.Join("testdata", name+".json"))
-		if err != nil {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = w.Write(b)
-	}))
-	c, err := itick.NewClient(token, append([]itick.Option{
-		itick.WithBaseURL(srv.URL),
-		itick.WithRateLimit(rate.Inf, 0),
-		itick.WithBackoff(time.Millisecond, 10*time.Millisecond),
-	}, opts...)...)
-	if err != nil {
-		log.Fatal(err)
-	}
-	return c, srv.Close
-}
-
-// exampleRoute is the fixture, and the status, that answers r.
-func exampleRoute(r *http.Request) (string, int) {
-	q := r.URL.Query()
-	name := strings.ReplaceAll(strings.TrimPrefix(r.URL.Path, "/"), "/", "_")
-	switch {
-	case r.Header.Get("token") != "demo-token":
-		return "error_gateway", http.StatusUnauthorized
-	case strings.HasPrefix(q.Get("codes"), "BAD"):
-		name = "error_e001"
-	case r.URL.Path == "/stock/split":
-		name += "_page" + q.Get("page")
-	case r.URL.Path == "/news" && q.Get("cursor") == "":
-		name += "_page1"
-	case r.URL.Path == "/news":
-		name += "_page2"
-	}
-	return name, http.StatusOK
-}
-
+// NewClient checks the token and every option, and sends nothing;
+// WithBaseURL points the client at another address, here a simulator.
 func ExampleNewClient() {
 	c, err := itick.NewClient("your-token",
 		itick.WithPlan(itick.PlanProfessional),
@@ -90,249 +35,420 @@ func ExampleNewClient() {
 	fmt.Println("codes per request:", c.BatchSize())
 
 	_, err = itick.NewClient("")
-	fmt.Println(errors.Is(err, itick.ErrInvalidArgument))
+	fmt.Println("empty token refused:", errors.Is(err, itick.ErrInvalidArgument))
+
+	srv := markettest.NewServer(markettest.WithSeed(7),
+		markettest.WithClock(func() time.Time { return time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC) }))
+	defer srv.Close()
+	sim, err := itick.NewClient(srv.Token, itick.WithBaseURL(srv.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+	q, err := sim.Stock.Quote(context.Background(), itick.RegionHK, "700")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("700 last:", q.Last)
 	// Output:
 	// base URL: https://api.itick.org
 	// codes per request: 20
-	// true
+	// empty token refused: true
+	// 700 last: 363
 }
 
+// NewClientFromEnv reads ITICK_TOKEN, and ITICK_BASE_URL and ITICK_PLAN
+// when set. A deployment sets them outside the program; here they point at
+// a simulator.
 func ExampleNewClientFromEnv() {
-	// ITICK_TOKEN holds the token; ITICK_BASE_URL and ITICK_PLAN are optional.
-	c, err := itick.NewClientFromEnv(itick.WithRetries(2))
+	srv := markettest.NewServer(markettest.WithSeed(7),
+		markettest.WithClock(func() time.Time { return time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC) }))
+	defer srv.Close()
+	os.Setenv("ITICK_TOKEN", srv.Token)
+	os.Setenv("ITICK_BASE_URL", srv.URL)
+	os.Setenv("ITICK_PLAN", "premium")
+	defer os.Unsetenv("ITICK_TOKEN")
+	defer os.Unsetenv("ITICK_BASE_URL")
+	defer os.Unsetenv("ITICK_PLAN")
+
+	client, err := itick.NewClientFromEnv(itick.WithRetries(2))
 	if err != nil {
 		log.Fatal(err)
 	}
-	quotes, err := c.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700"})
+	fmt.Println("codes per request:", client.BatchSize())
+	quotes, err := client.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700"})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(quotes["700"].Last)
+	fmt.Println("700 last:", quotes["700"].Last)
+	// Output:
+	// codes per request: 50
+	// 700 last: 363
 }
 
+// Quotes takes any number of codes and answers with one map keyed by code.
 func ExampleStockService_Quotes() {
-	c, stop := exampleClient("", "demo-token")
-	defer stop()
+	at := time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC) // 10:30 on a Friday in Hong Kong: the market trades
 
-	quotes, err := c.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700", "9988"})
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(func() time.Time { return at }))
+	defer srv.Close()
+	client, err := srv.Client()
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	quotes, err := client.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700", "9988"})
 	if err != nil {
 		log.Fatal(err)
 	}
 	for _, code := range []string{"700", "9988"} {
 		q := quotes[code]
-		fmt.Printf("%s last %.2f change %+.2f (%+.2f%%) at %s\n", code, q.Last, q.Change, q.ChangePercent, q.Time.Format(time.RFC3339))
+		fmt.Printf("%s last %v, change %+.2f (%+.2f%%) at %s\n", code, q.Last, q.Change, q.ChangePercent, q.Time.Format(time.RFC3339))
 	}
 	// Output:
-	// 700 last 616.00 change +8.00 (+1.32%) at 2025-12-12T08:08:09Z
-	// 9988 last 82.35 change -1.30 (-1.55%) at 2025-12-12T08:08:09Z
+	// 700 last 363, change -3.20 (-0.87%) at 2025-12-12T02:30:00Z
+	// 9988 last 80.85, change -1.95 (-2.36%) at 2025-12-12T02:30:00Z
 }
 
+// Depth returns a pair's order book, best level first on each side.
 func ExampleCryptoService_Depth() {
-	c, stop := exampleClient("", "demo-token")
-	defer stop()
-
-	book, err := c.Crypto.Depth(context.Background(), itick.RegionBA, "BTCUSDT")
+	at := time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC)
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(func() time.Time { return at }))
+	defer srv.Close()
+	client, err := srv.Client()
 	if err != nil {
 		log.Fatal(err)
 	}
-	best := book.Asks[0]
-	fmt.Printf("%s best ask %.1f for %g (%d levels a side)\n", book.Symbol, best.Price, best.Volume, len(book.Asks))
+
+	book, err := client.Crypto.Depth(context.Background(), itick.RegionBA, "BTCUSDT")
+	if err != nil {
+		log.Fatal(err)
+	}
+	ask, bid := book.Asks[0], book.Bids[0]
+	fmt.Printf("%s: %d levels a side\n", book.Symbol, len(book.Asks))
+	fmt.Printf("best ask %v for %v, best bid %v for %v\n", ask.Price, ask.Volume, bid.Price, bid.Volume)
 	// Output:
-	// BTCUSDT best ask 92311.5 for 0.01234 (5 levels a side)
+	// BTCUSDT: 5 levels a side
+	// best ask 65244.1 for 0.19052, best bid 65244 for 0.28275
 }
 
+// Klines returns the latest candles of each code, oldest first; WithEnd
+// moves the window back in time.
 func ExampleStockService_Klines() {
-	c, stop := exampleClient("", "demo-token")
-	defer stop()
-
-	end := time.Date(2025, 12, 12, 0, 0, 0, 0, time.UTC)
-	klines, err := c.Stock.Klines(context.Background(), itick.RegionHK, []string{"700"}, itick.OneDay, 3, itick.WithEnd(end))
+	at := time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC)
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(func() time.Time { return at }))
+	defer srv.Close()
+	client, err := srv.Client()
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, k := range klines["700"] { // oldest first
-		fmt.Printf("%s open %g close %g\n", k.Time.Format("2006-01-02"), k.Open, k.Close)
+
+	end := time.Date(2025, 12, 11, 16, 0, 0, 0, time.FixedZone("HKT", 8*60*60)) // Thursday's close
+	klines, err := client.Stock.Klines(context.Background(), itick.RegionHK, []string{"700"}, itick.OneDay, 3, itick.WithEnd(end))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, k := range klines["700"] {
+		fmt.Printf("%s open %v close %v\n", k.Time.Format(time.DateOnly), k.Open, k.Close)
 	}
 	// Output:
-	// 2025-12-09 open 598 close 601
-	// 2025-12-10 open 601 close 604
-	// 2025-12-11 open 604 close 608
+	// 2025-12-09 open 357.8 close 359.6
+	// 2025-12-10 open 360.8 close 362.6
+	// 2025-12-11 open 360.8 close 366.2
 }
 
+// Splits iterates over every split record, fetching pages as the loop
+// needs them.
 func ExampleStockService_Splits() {
-	c, stop := exampleClient("", "demo-token")
-	defer stop()
+	at := time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC)
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(func() time.Time { return at }))
+	defer srv.Close()
+	client, err := srv.Client()
+	if err != nil {
+		log.Fatal(err)
+	}
 
-	for rec, err := range c.Stock.Splits(context.Background(), itick.RegionUS) {
+	n := 0
+	for rec, err := range client.Stock.Splits(context.Background(), itick.RegionUS) {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println(rec.ExDate.Format("2006-01-02"), rec.Code, rec.Ratio)
+		if n < 3 {
+			fmt.Println(rec.ExDate.Format(time.DateOnly), rec.Code, rec.Ratio)
+		}
+		n++
 	}
+	fmt.Println(n, "records in", client.Stats().Requests, "pages")
 	// Output:
-	// 2025-12-08 NVDA 10:1
-	// 2025-12-05 WBA 1:20
-	// 2025-12-02 CMG 50:1
+	// 2025-12-04 INXN 2:1
+	// 2025-12-01 JQ 1:8
+	// 2025-11-20 OQH 1:8
+	// 35 records in 2 pages
 }
 
+// All iterates over the news feed page after page; breaking out of the
+// loop stops fetching.
 func ExampleNewsService_All() {
-	c, stop := exampleClient("", "demo-token")
-	defer stop()
+	at := time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC)
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(func() time.Time { return at }))
+	defer srv.Close()
+	client, err := srv.Client()
+	if err != nil {
+		log.Fatal(err)
+	}
 
-	q := itick.NewsQuery{Market: "stock", Lang: "hk"}
-	for item, err := range c.News.All(context.Background(), q) {
+	q := itick.NewsQuery{Market: "stock", Lang: "en", Limit: 2}
+	n := 0
+	for item, err := range client.News.All(context.Background(), q) {
 		if err != nil {
 			log.Fatal(err)
 		}
 		fmt.Println(item.Published.Format(time.RFC3339), item.Provider)
+		if n++; n == 5 {
+			break
+		}
 	}
+	fmt.Println(client.Stats().Requests, "pages fetched")
 	// Output:
-	// 2025-12-12T08:00:00Z Reuters
-	// 2025-12-12T07:00:00Z AASTOCKS
-	// 2025-12-12T06:00:00Z HKET
+	// 2025-12-12T02:29:30Z MarketWire
+	// 2025-12-12T02:24:33Z Street Insider
+	// 2025-12-12T02:17:36Z MarketWire
+	// 2025-12-12T02:13:13Z Street Insider
+	// 2025-12-12T02:01:09Z Finance Daily
+	// 3 pages fetched
 }
 
-func ExampleAPIError() {
-	c, stop := exampleClient("", "wrong-token")
-	defer stop()
+// Get returns one article; its id comes from the news list.
+func ExampleNewsService_Get() {
+	at := time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC)
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(func() time.Time { return at }))
+	defer srv.Close()
+	client, err := srv.Client()
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
 
-	_, err := c.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700"})
+	page, err := client.News.List(ctx, itick.NewsQuery{Market: "stock", Lang: "en", Limit: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	a, err := client.News.Get(ctx, page.Items[0].ID, "en")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(a.Title)
+	fmt.Println(a.Published.Format("2006-01-02 15:04 MST"), a.Markets, a.Tags)
+
+	_, err = client.News.Get(ctx, "no-such-article", "en")
+	fmt.Println("unknown id:", errors.Is(err, itick.ErrNotFound))
+	// Output:
+	// Stark trims workforce in restructuring
+	// 2025-12-12 02:29 UTC [US JP] [Stark trims stock]
+	// unknown id: true
+}
+
+// A refused token is an *APIError holding the service's answer, and
+// matches ErrUnauthorized whichever form the refusal takes.
+func ExampleAPIError() {
+	srv := markettest.NewServer(markettest.WithSeed(7))
+	defer srv.Close()
+	client, err := itick.NewClient("wrong-token", itick.WithBaseURL(srv.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	_, err = client.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700"})
 	var apiErr *itick.APIError
 	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode, apiErr.Path, apiErr.Message)
 	}
 	fmt.Println("unauthorized:", errors.Is(err, itick.ErrUnauthorized))
 	fmt.Println("rate limited:", errors.Is(err, itick.ErrRateLimited))
+
+	// Some deployments refuse with HTTP 200 and an E-number as text in code.
+	textSrv := markettest.NewServer(markettest.WithSeed(7), markettest.WithTextCodes())
+	defer textSrv.Close()
+	client, err = itick.NewClient("wrong-token", itick.WithBaseURL(textSrv.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = client.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700"})
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.StatusCode, apiErr.CodeText, apiErr.Message)
+	}
+	fmt.Println("unauthorized:", errors.Is(err, itick.ErrUnauthorized))
 	// Output:
 	// 401 /stock/quotes Invalid API key in request
 	// unauthorized: true
 	// rate limited: false
+	// 200 E002 auth failed
+	// unauthorized: true
 }
 
+// When some chunks of a batch call fail, the results that arrived come back
+// with a *BatchError naming the codes to ask for again.
 func ExampleBatchError_FailedCodes() {
-	c, stop := exampleClient("", "demo-token", itick.WithBatchSize(2))
-	defer stop()
+	at := time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC)
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(func() time.Time { return at }))
+	defer srv.Close()
+	client, err := srv.Client(itick.WithBatchSize(2), itick.WithRetries(1))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
 
-	// The chunk carrying BAD1 and BAD2 fails; the others arrive.
-	quotes, err := c.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700", "9988", "BAD1", "BAD2"})
+	// Every request carrying 1810 fails: the chunk [5 1810] does, the other arrives.
+	srv.Inject(markettest.Fault{Kind: markettest.FaultStatus, Status: http.StatusBadGateway, Code: "1810"})
+	quotes, err := client.Stock.Quotes(ctx, itick.RegionHK, []string{"700", "9988", "5", "1810"})
+	fmt.Println("got", len(quotes), "quotes")
 	var batchErr *itick.BatchError
-	if errors.As(err, &batchErr) {
-		failed := batchErr.FailedCodes()
-		slices.Sort(failed)
-		fmt.Println("retry:", failed)
-		fmt.Println("not found:", errors.Is(err, itick.ErrNotFound))
+	if !errors.As(err, &batchErr) {
+		log.Fatal(err)
 	}
-	fmt.Println("got:", len(quotes), "quotes")
+	failed := batchErr.FailedCodes() // in request order
+	fmt.Println("failed:", failed)
+
+	srv.ClearFaults() // the server recovers
+	more, err := client.Stock.Quotes(ctx, itick.RegionHK, failed)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for code, q := range more {
+		quotes[code] = q
+	}
+	fmt.Println("after the retry:", len(quotes), "quotes")
 	// Output:
-	// retry: [BAD1 BAD2]
-	// not found: true
-	// got: 2 quotes
+	// got 2 quotes
+	// failed: [5 1810]
+	// after the retry: 4 quotes
 }
 
+// Quote returns one product's quote; TradingStatus reads its status code.
 func ExampleStockService_Quote() {
-	c, stop := exampleClient("stock_quote.json", "your-token")
-	defer stop()
-
-	q, err := c.Stock.Quote(context.Background(), itick.RegionHK, "700")
+	at := time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC) // 10:30 on a Friday in Hong Kong: the market trades
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(func() time.Time { return at }))
+	defer srv.Close()
+	client, err := srv.Client()
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	fmt.Printf("%s last %.2f (%+.2f%%), %s\n", q.Symbol, q.Last, q.ChangePercent, q.TradingStatus())
-	// Output: 700 last 616.00 (+1.32%), normal
+
+	q, err := client.Stock.Quote(context.Background(), itick.RegionHK, "700")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s last %v (%+.2f%%), %s\n", q.Symbol, q.Last, q.ChangePercent, q.TradingStatus())
+	// Output:
+	// 700 last 363 (-0.87%), normal
 }
 
+// Tick returns a product's latest trade, with its session for stocks.
 func ExampleStockService_Tick() {
-	c, stop := exampleClient("stock_tick.json", "your-token")
-	defer stop()
-
-	t, err := c.Stock.Tick(context.Background(), itick.RegionHK, "700")
+	at := time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC) // 10:30 on a Friday in Hong Kong: the market trades
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(func() time.Time { return at }))
+	defer srv.Close()
+	client, err := srv.Client()
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	fmt.Printf("%s %.2f x %.0f, %s session, %s\n", t.Symbol, t.Last, t.Volume, t.Session, t.Time.Format("2006-01-02 15:04:05 MST"))
-	// Output: 700 567.00 x 1134500, regular session, 2025-08-07 08:08:07 UTC
+
+	t, err := client.Stock.Tick(context.Background(), itick.RegionHK, "700")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s %v x %v, %s session, %s\n", t.Symbol, t.Last, t.Volume, t.Session, t.Time.Format(time.RFC3339))
+	// Output:
+	// 700 363 x 200, regular session, 2025-12-12T02:30:00Z
 }
 
+// Status says whether a market trades now, in its own time zone.
 func ExampleMarketService_Status() {
-	c, stop := exampleClient("market_status.json", "your-token")
-	defer stop()
-
-	statuses, err := c.Market.Status(context.Background(), itick.RegionHK)
+	// 12:31 in Hong Kong: the lunch break.
+	at := time.Date(2025, 12, 12, 12, 31, 5, 0, time.FixedZone("HKT", 8*60*60))
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(func() time.Time { return at }))
+	defer srv.Close()
+	client, err := srv.Client()
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
+	}
+
+	statuses, err := client.Market.Status(context.Background(), itick.RegionHK)
+	if err != nil {
+		log.Fatal(err)
 	}
 	for _, s := range statuses {
 		fmt.Printf("%s: %s at %s (%s)\n", s.Code, s.State, s.LocalTime, s.Zone)
 	}
-	// Output: HK: lunch break at 2025-12-12 12:31:05 (Asia/Hong_Kong)
+	// Output:
+	// HK: lunch break at 2025-12-12 12:31:05 (Asia/Hong_Kong)
 }
 
+// Holidays returns each market's calendar of days without trading.
 func ExampleMarketService_Holidays() {
-	c, stop := exampleClient("symbol_holidays.json", "your-token")
-	defer stop()
-
-	hs, err := c.Market.Holidays(context.Background())
+	at := time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC)
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(func() time.Time { return at }))
+	defer srv.Close()
+	client, err := srv.Client()
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
+	}
+
+	hs, err := client.Market.Holidays(context.Background())
+	if err != nil {
+		log.Fatal(err)
 	}
 	for _, h := range hs {
 		if h.Market == "US" {
-			for _, d := range h.Dates {
+			fmt.Printf("%s %d: %d holidays, trading %s\n", h.Market, h.Year, len(h.Dates), h.TradingHours)
+			for _, d := range h.Dates[:3] {
 				fmt.Println(d.Format("Mon 2 Jan 2006"))
 			}
 		}
 	}
 	// Output:
+	// US 2025: 10 holidays, trading 09:30 - 16:00
 	// Wed 1 Jan 2025
 	// Mon 20 Jan 2025
-	// Fri 4 Jul 2025
-	// Thu 25 Dec 2025
+	// Mon 17 Feb 2025
 }
 
+// IPOs iterates over a region's upcoming listings, fetching pages as the
+// loop needs them.
 func ExampleStockService_IPOs() {
-	c, stop := exampleClient("stock_ipo_page1.json", "your-token")
-	defer stop()
-
-	for ipo, err := range c.Stock.IPOs(context.Background(), itick.IPOUpcoming, itick.RegionUS) {
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		fmt.Printf("%s (%s) lists %s at %s; subscription closes %s\n", ipo.Company, ipo.Code,
-			ipo.ListingDate.Format(time.DateOnly), ipo.Price, ipo.SubscriptionEnd.Format(time.DateOnly))
-	}
-	// Output: Quarry Point Minerals (QPM) lists 2025-12-22 at 5.00-6.00; subscription closes 2025-12-20
-}
-
-func ExampleNewsService_Get() {
-	c, stop := exampleClient("news_detail.json", "your-token")
-	defer stop()
-
-	a, err := c.News.Get(context.Background(), "8f2b6c1e-5a47-4d0b-9b2e-3c1d7e9a0f42", "en")
+	at := time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC)
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(func() time.Time { return at }))
+	defer srv.Close()
+	client, err := srv.Client()
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	fmt.Println(a.Title)
-	fmt.Println(a.Published.Format("2006-01-02 15:04 MST"), a.Markets, a.Tags)
+
+	n := 0
+	for ipo, err := range client.Stock.IPOs(context.Background(), itick.IPOUpcoming, itick.RegionUS) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if n < 2 {
+			fmt.Printf("%s (%s) lists %s at %s; subscription closes %s\n", ipo.Company, ipo.Code,
+				ipo.ListingDate.Format(time.DateOnly), ipo.Price, ipo.SubscriptionEnd.Format(time.DateOnly))
+		}
+		n++
+	}
+	fmt.Println(n, "upcoming listings")
 	// Output:
-	// Tencent shares rise as gaming revenue beats estimates
-	// 2025-12-12 08:00 UTC [HK US] [Tencent gaming 700]
+	// Umbrella Technologies (SL) lists 2025-12-16 at 8.00-9.00; subscription closes 2025-12-12
+	// Vandelay Industries (AAV) lists 2025-12-22 at 14.50-15.50; subscription closes 2025-12-18
+	// 13 upcoming listings
 }
 
 // Get reaches /symbol/info, which the SDK does not model, under the same
 // limiter, retries and success rule as the typed calls.
 func ExampleClient_Get() {
-	srv := markettest.NewServer() // stands in for the service
+	srv := markettest.NewServer(markettest.WithSeed(7))
 	defer srv.Close()
-	c, err := srv.Client()
+	client, err := srv.Client()
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	ctx := context.Background()
 
@@ -342,97 +458,102 @@ func ExampleClient_Get() {
 		Exchange string `json:"e"`
 	}
 	q := url.Values{"type": {"stock"}, "region": {"HK"}, "code": {"700"}}
-	if err := c.Get(ctx, "/symbol/info", q, &info); err != nil {
-		fmt.Println(err)
-		return
+	if err := client.Get(ctx, "/symbol/info", q, &info); err != nil {
+		log.Fatal(err)
 	}
 	fmt.Printf("%s: %s on %s\n", info.Code, info.Name, info.Exchange)
 
 	// A *json.RawMessage takes the data as it came.
 	var raw json.RawMessage
-	if err := c.Get(ctx, "/symbol/info", q, &raw); err != nil {
-		fmt.Println(err)
-		return
+	if err := client.Get(ctx, "/symbol/info", q, &raw); err != nil {
+		log.Fatal(err)
 	}
 	fmt.Println(string(raw))
 
 	q.Set("code", "NOPE")
-	err = c.Get(ctx, "/symbol/info", q, &info)
-	fmt.Println(errors.Is(err, itick.ErrNotFound))
+	err = client.Get(ctx, "/symbol/info", q, &info)
+	fmt.Println("NOPE not found:", errors.Is(err, itick.ErrNotFound))
 	// Output:
 	// 700: Tencent Holdings Ltd. on HKEX
 	// {"c":"700","n":"Tencent Holdings Ltd.","t":"stock","e":"HKEX","s":null,"l":"Tencent"}
-	// true
+	// NOPE not found: true
 }
 
+// Stats counts what the client has done, retries included, for a
+// service's metrics.
 func ExampleClient_Stats() {
-	srv := markettest.NewServer()
+	srv := markettest.NewServer(markettest.WithSeed(7))
 	defer srv.Close()
-	c, err := srv.Client()
+	client, err := srv.Client()
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	srv.FailNext(1, 503) // retried
-	if _, err := c.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700", "9988"}); err != nil {
-		fmt.Println(err)
-		return
+
+	srv.FailNext(1, http.StatusServiceUnavailable) // retried
+	if _, err := client.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700", "9988"}); err != nil {
+		log.Fatal(err)
 	}
-	st := c.Stats()
+	st := client.Stats()
 	fmt.Printf("requests %d, attempts %d, retries %d, errors %d\n", st.Requests, st.Attempts, st.Retries, st.Errors)
-	// Output: requests 1, attempts 2, retries 1, errors 0
+	// Output:
+	// requests 1, attempts 2, retries 1, errors 0
 }
 
 // Events come through a channel rather than an iterator so that a bot can
 // select on them beside its own timers and contexts; the Stream reconnects
 // underneath and says so with a GapEvent.
 func ExampleClient_Stream() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-
-	client, err := itick.NewClientFromEnv()
+	at := time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC) // 10:30 on a Friday in Hong Kong: 700 trades, so it pushes
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(func() time.Time { return at }),
+		markettest.WithStreamInterval(10*time.Millisecond))
+	defer srv.Close()
+	client, err := srv.Client()
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	stream, err := client.Stream(ctx, "stock", itick.WithBuffer(1024, itick.DropOldest))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	stream, err := client.Stream(ctx, itick.AssetStock, itick.WithBuffer(1024, itick.DropOldest))
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	defer stream.Close()
-
-	err = stream.Subscribe(ctx, []string{"700$HK", "AAPL$US"},
-		itick.ChannelQuote, itick.ChannelDepth, itick.ChannelKline(itick.OneMinute))
+	err = stream.Subscribe(ctx, []string{"700$HK"}, itick.ChannelQuote, itick.ChannelDepth, itick.ChannelKline(itick.OneMinute))
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 
-	report := time.NewTicker(time.Minute)
-	defer report.Stop()
-	for {
+	// Wait for one push of each channel; the order they come in varies.
+	var quote *itick.QuoteEvent
+	var depth *itick.DepthEvent
+	var kline *itick.KlineEvent
+	for quote == nil || depth == nil || kline == nil {
 		select {
 		case ev, ok := <-stream.Events():
 			if !ok {
-				fmt.Println("stream ended:", stream.Err())
-				return
+				log.Fatal("stream ended: ", stream.Err())
 			}
 			switch ev := ev.(type) {
 			case itick.QuoteEvent:
-				fmt.Println(ev.Code, ev.Region, ev.Quote.Last)
+				quote = &ev
 			case itick.DepthEvent:
-				if len(ev.Depth.Bids) > 0 {
-					fmt.Println(ev.Code, "best bid", ev.Depth.Bids[0].Price)
-				}
+				depth = &ev
 			case itick.KlineEvent:
-				fmt.Println(ev.Code, ev.Interval, ev.Kline.Close)
+				kline = &ev
 			case itick.GapEvent:
-				// Fill the hole over REST, e.g. with client.Stock.Klines.
+				// Fill the hole over REST, e.g. with client.Stock.KlinesRange.
 				fmt.Println("missed", ev.Symbols, "from", ev.From, "to", ev.To, "because", ev.Reason)
 			}
-		case <-report.C:
-			fmt.Println("dropped so far:", stream.Dropped())
+		case <-ctx.Done():
+			log.Fatal(ctx.Err())
 		}
 	}
+	fmt.Println(quote.Symbol(), "last", quote.Quote.Last)
+	fmt.Println(depth.Symbol(), "best bid", depth.Depth.Bids[0].Price, "best ask", depth.Depth.Asks[0].Price)
+	fmt.Println(kline.Symbol(), kline.Interval, "candle of", kline.Kline.Time.Format(time.RFC3339), "close", kline.Kline.Close)
+	// Output:
+	// 700$HK last 363
+	// 700$HK best bid 363 best ask 363.2
+	// 700$HK 1m candle of 2025-12-12T02:30:00Z close 363
 }
