@@ -156,6 +156,38 @@ func ExampleStockService_Klines() {
 	// 2025-12-11 open 360.8 close 366.2
 }
 
+// KlinesRange backfills every candle of a time range, however many
+// requests that takes; WithProgress reports each page as it arrives.
+func ExampleStockService_KlinesRange() {
+	at := time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC)
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(func() time.Time { return at }))
+	defer srv.Close()
+	client, err := srv.Client()
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	var last itick.RangeProgress
+	from := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	to := time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)
+	klines, err := client.Stock.KlinesRange(context.Background(), itick.RegionHK, []string{"700", "9988"}, itick.OneDay, from, to,
+		itick.WithPageSize(100),
+		itick.WithProgress(func(p itick.RangeProgress) { last = p }), // a progress bar would draw p.Fraction()
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d requests, %d candles, %d of %d codes done, %.0f%%\n", last.Requests, last.Candles, last.Done, last.Codes, 100*last.Fraction())
+	for _, code := range []string{"700", "9988"} {
+		ks := klines[code]
+		fmt.Printf("%s: %d candles, %s to %s\n", code, len(ks), ks[0].Time.Format(time.DateOnly), ks[len(ks)-1].Time.Format(time.DateOnly))
+	}
+	// Output:
+	// 3 requests, 458 candles, 2 of 2 codes done, 100%
+	// 700: 229 candles, 2025-01-02 to 2025-11-28
+	// 9988: 229 candles, 2025-01-02 to 2025-11-28
+}
+
 // Splits iterates over every split record, fetching pages as the loop
 // needs them.
 func ExampleStockService_Splits() {
@@ -556,4 +588,62 @@ func ExampleClient_Stream() {
 	// 700$HK last 363
 	// 700$HK best bid 363 best ask 363.2
 	// 700$HK 1m candle of 2025-12-12T02:30:00Z close 363
+}
+
+// Subscribe returns once the service has acknowledged the products; a
+// refusal is a *StreamError, and a bad symbol is refused before anything
+// is sent.
+func ExampleStream_Subscribe() {
+	at := time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC)
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(func() time.Time { return at }),
+		markettest.WithStreamInterval(10*time.Millisecond),
+		markettest.WithStreamMaxSymbols(1)) // the service takes one product a connection
+	defer srv.Close()
+	client, err := srv.Client()
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	stream, err := client.Stream(ctx, itick.AssetCrypto)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer stream.Close()
+
+	if err := stream.Subscribe(ctx, []string{"BTCUSDT$BA"}, itick.ChannelQuote, itick.ChannelDepth); err != nil {
+		log.Fatal(err)
+	}
+	err = stream.Subscribe(ctx, []string{"ETHUSDT$BA"}, itick.ChannelQuote)
+	var streamErr *itick.StreamError
+	if errors.As(err, &streamErr) {
+		fmt.Printf("%s refused: %q, plan limit: %t\n", streamErr.Action, streamErr.Message, errors.Is(err, itick.ErrPlanLimit))
+	}
+	err = stream.Subscribe(ctx, []string{"BTCUSDT"}, itick.ChannelQuote)
+	fmt.Println("no region:", errors.Is(err, itick.ErrInvalidArgument))
+
+	var quote *itick.QuoteEvent
+	var depth *itick.DepthEvent
+	for quote == nil || depth == nil {
+		ev, ok := <-stream.Events()
+		if !ok {
+			log.Fatal("stream ended: ", stream.Err())
+		}
+		switch ev := ev.(type) {
+		case itick.QuoteEvent:
+			quote = &ev
+		case itick.DepthEvent:
+			depth = &ev
+		}
+	}
+	fmt.Println(quote.Symbol(), "last", quote.Quote.Last, "at", quote.Quote.Time.Format(time.RFC3339))
+	fmt.Println(depth.Symbol(), "best bid", depth.Depth.Bids[0].Price, "best ask", depth.Depth.Asks[0].Price)
+	fmt.Println("subscribed:", stream.Stats().Symbols)
+	// Output:
+	// subscribe refused: "exceeding the maximum subscription limit", plan limit: true
+	// no region: true
+	// BTCUSDT$BA last 65244.1 at 2025-12-12T02:30:00Z
+	// BTCUSDT$BA best bid 65244 best ask 65244.1
+	// subscribed: 1
 }
