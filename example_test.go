@@ -11,6 +11,8 @@ import (
 	"os"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/markettest"
 )
@@ -646,4 +648,108 @@ func ExampleStream_Subscribe() {
 	// BTCUSDT$BA last 65244.1 at 2025-12-12T02:30:00Z
 	// BTCUSDT$BA best bid 65244 best ask 65244.1
 	// subscribed: 1
+}
+
+// A caller-supplied Limiter paces every attempt, retries included. One
+// rate.Limiter shared by two clients keeps both within one quota, and a
+// call whose deadline the wait would pass is refused before it is sent.
+func ExampleWithLimiter() {
+	at := time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC)
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(func() time.Time { return at }))
+	defer srv.Close()
+
+	lim := rate.NewLimiter(rate.Every(time.Minute), 3) // three at once, then one a minute
+	quotes, err := srv.Client(itick.WithLimiter(lim))
+	if err != nil {
+		log.Fatal(err)
+	}
+	books, err := srv.Client(itick.WithLimiter(lim))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+
+	srv.FailNext(1, http.StatusServiceUnavailable) // the retry takes a token too
+	if _, err := quotes.Stock.Quote(ctx, itick.RegionHK, "700"); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := books.Stock.Depth(ctx, itick.RegionHK, "700"); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("attempts:", quotes.Stats().Attempts+books.Stats().Attempts)
+
+	// The next token comes in a minute; this call may wait a second.
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	_, err = books.Stock.Depth(ctx, itick.RegionHK, "9988")
+	fmt.Println("refused:", errors.Is(err, itick.ErrRateLimited))
+	wait, _ := itick.RetryAfter(err)
+	fmt.Println("retry after about", wait.Round(time.Minute))
+	fmt.Println("requests the server saw:", srv.Stats().Requests)
+	// Output:
+	// attempts: 3
+	// refused: true
+	// retry after about 1m0s
+	// requests the server saw: 3
+}
+
+// RetryAfter says how long a spent quota asks the caller to wait, for a
+// bot to pause or a service to pass on to its own callers.
+func ExampleRetryAfter() {
+	clock := markettest.NewManualClock(time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC))
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(clock.Now), markettest.WithQuota(1))
+	defer srv.Close()
+	// Without retries the 429 comes back at once; with them, the client
+	// would wait out the Retry-After itself.
+	client, err := srv.Client(itick.WithRetries(0))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+
+	if _, err := client.Stock.Quote(ctx, itick.RegionHK, "700"); err != nil {
+		log.Fatal(err)
+	}
+	clock.Advance(15 * time.Second)
+	_, err = client.Stock.Quote(ctx, itick.RegionHK, "700")
+	fmt.Println("rate limited:", errors.Is(err, itick.ErrRateLimited))
+	if wait, ok := itick.RetryAfter(err); ok {
+		fmt.Println("retry after:", wait.Round(time.Second))
+	}
+	// Output:
+	// rate limited: true
+	// retry after: 45s
+}
+
+// The service answers a market outside the plan with no data and no
+// error; MissingCodes names the codes that came back empty.
+func ExampleMissingCodes() {
+	at := time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC)
+	// The plan covers Hong Kong only.
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(func() time.Time { return at }),
+		markettest.WithRegions(itick.RegionHK))
+	defer srv.Close()
+	client, err := srv.Client()
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+
+	watchlist := []struct {
+		region itick.Region
+		codes  []string
+	}{
+		{itick.RegionHK, []string{"700", "9988"}},
+		{itick.RegionUS, []string{"AAPL", "MSFT"}},
+	}
+	for _, w := range watchlist {
+		quotes, err := client.Stock.Quotes(ctx, w.region, w.codes)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s: %d quotes, missing %v\n", w.region, len(quotes), itick.MissingCodes(w.codes, quotes))
+	}
+	// Output:
+	// HK: 2 quotes, missing []
+	// US: 0 quotes, missing [AAPL MSFT]
 }
