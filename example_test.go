@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -691,6 +692,32 @@ func ExampleWithLimiter() {
 	// refused: true
 	// retry after about 1m0s
 	// requests the server saw: 3
+}
+
+// A LimiterFunc wraps another limiter in view: here one that counts the
+// waits, retries included, and logs none of them.
+func ExampleLimiterFunc() {
+	at := time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC)
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithClock(func() time.Time { return at }))
+	defer srv.Close()
+
+	inner := rate.NewLimiter(rate.Every(50*time.Millisecond), 10)
+	var waits atomic.Int64
+	counting := itick.LimiterFunc(func(ctx context.Context) error {
+		waits.Add(1)
+		return inner.Wait(ctx)
+	})
+	client, err := srv.Client(itick.WithLimiter(counting))
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv.FailNext(1, http.StatusBadGateway) // retried: two attempts, two waits
+	if _, err := client.Stock.Quote(context.Background(), itick.RegionHK, "700"); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("waits:", waits.Load())
+	// Output:
+	// waits: 2
 }
 
 // RetryAfter says how long a spent quota asks the caller to wait, for a

@@ -279,7 +279,7 @@ func (s MarketState) String() string {
 type MarketStatus struct {
 	Code      string      // c: market code, such as "HK"
 	Region    string      // r: the market's name
-	Open      bool        // o
+	Open      bool        // o: a trading day's sessions are under way; true in a lunch break too (see State)
 	State     MarketState // s
 	Holiday   string      // h: the holiday's name, if today is one
 	Sessions  []string    // t: trading sessions in local time, such as "09:30-12:00"

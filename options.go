@@ -27,6 +27,14 @@ type Limiter interface {
 	Wait(ctx context.Context) error
 }
 
+// LimiterFunc lets an ordinary function be a Limiter, as
+// http.HandlerFunc does for handlers: a wrapper that counts or logs the
+// waits of another limiter, or one that asks a scheduler of your own.
+type LimiterFunc func(ctx context.Context) error
+
+// Wait calls f(ctx).
+func (f LimiterFunc) Wait(ctx context.Context) error { return f(ctx) }
+
 // settings is what the options build before NewClient assembles a client.
 type settings struct {
 	baseURL     *url.URL

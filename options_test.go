@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -61,6 +62,46 @@ func TestOptions_LimiterOrder(t *testing.T) {
 				t.Errorf("counting limiter waited %d times, want %d", got, tc.wantWaits)
 			}
 		})
+	}
+}
+
+// A LimiterFunc is a Limiter: its function is called before every
+// attempt with the call's context, and its error ends the call; a nil one
+// is refused when the client is built.
+func TestLimiterFunc(t *testing.T) {
+	t.Parallel()
+	type key struct{}
+	var waits atomic.Int32
+	stop := errors.New("no more")
+	lim := itick.LimiterFunc(func(ctx context.Context) error {
+		if ctx.Value(key{}) != "call" {
+			return fmt.Errorf("the limiter got another context")
+		}
+		if waits.Add(1) > 3 {
+			return stop
+		}
+		return nil
+	})
+	c, mt := newMockClient(t, testToken, itick.WithLimiter(lim), itick.WithRetries(1), itick.WithBackoff(time.Millisecond, time.Millisecond))
+	mt.RegisterResponder("GET", mockBase+"/stock/quotes", httpmock.ResponderFromMultipleResponses([]*http.Response{
+		httpmock.NewStringResponse(503, "busy"), httpmock.NewStringResponse(200, okQuotes), httpmock.NewStringResponse(200, okQuotes),
+	}))
+	ctx := context.WithValue(t.Context(), key{}, "call")
+	if _, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"}); err != nil {
+		t.Fatalf("first call (a 503, then its retry): %v", err)
+	}
+	if _, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"}); err != nil {
+		t.Fatalf("second call: %v", err)
+	}
+	if _, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"}); !errors.Is(err, stop) {
+		t.Errorf("third call = %v, want the limiter's error", err)
+	}
+	if w, n := waits.Load(), mt.GetTotalCallCount(); w != 4 || n != 3 {
+		t.Errorf("%d waits and %d requests, want 4 and 3", w, n)
+	}
+	var none itick.LimiterFunc
+	if _, err := itick.NewClient(testToken, itick.WithLimiter(none)); !errors.Is(err, itick.ErrInvalidArgument) {
+		t.Errorf("WithLimiter(nil LimiterFunc) = %v, want ErrInvalidArgument", err)
 	}
 }
 

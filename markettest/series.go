@@ -212,13 +212,15 @@ func (p product) roundVolume(v float64) float64 {
 }
 
 // Klines returns up to limit candles of interval for one product, oldest
-// first, the last one being the latest that holds trading at or before
-// end. Each Time is a multiple of the interval's Duration (a month counts
-// as 30 days). Candles exist only where the product's calendar trades
-// (stocks, funds and indices on their market's trading days, forex and
-// futures on weekdays, crypto always), so a candle follows the previous
-// one by one Duration or more. A candle still open at now closes at the
-// price at now, so end is capped at now. A zero end means now.
+// first, the last one being the latest that starts at or before end and
+// holds trading; it is served whole, trading after end included, as the
+// service serves the candle et falls in. Each Time is a multiple of the
+// interval's Duration (a month counts as 30 days). Candles exist only
+// where the product's calendar trades (stocks, funds and indices on their
+// market's trading days, forex and futures on weekdays, crypto always),
+// so a candle follows the previous one by one Duration or more. A candle
+// still open at now closes at the price at now, so end is capped at now.
+// A zero end means now.
 func (g *Generator) Klines(class Class, region itick.Region, code string, interval itick.Interval,
 	limit int, end, now time.Time) []itick.Kline {
 	return g.klines(class, region, code, interval, limit, end, now, time.Time{})
