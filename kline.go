@@ -68,10 +68,14 @@ type klineOptions struct {
 	end      time.Time
 	endSet   bool
 
+	closedOnly bool
+
 	// Range calls only.
 	pageSize    int
 	pageSizeSet bool
 	progress    func(RangeProgress)
+	resume      map[string][]Kline
+	resumeSet   bool
 }
 
 // WithExchange selects the exchange among stocks of one market (the e of
@@ -85,15 +89,23 @@ func WithEnd(t time.Time) KlineOption {
 	return func(o *klineOptions) { o.end, o.endSet = t, true }
 }
 
-func klineQuery(interval Interval, limit int, opts []KlineOption) (url.Values, error) {
+// klineRequest is a checked single K-line request: its query, and the
+// latest start of a candle it keeps (zero: every candle).
+type klineRequest struct {
+	query      url.Values
+	closedOnly bool
+	closedBy   time.Time
+}
+
+func klineQuery(interval Interval, limit int, opts []KlineOption) (klineRequest, error) {
 	if !interval.valid() {
-		return nil, invalidArg("unknown interval %d (want 1 to 10)", int(interval))
+		return klineRequest{}, invalidArg("unknown interval %d (want 1 to 10)", int(interval))
 	}
 	if limit < 1 {
-		return nil, invalidArg("kline limit %d is below 1", limit)
+		return klineRequest{}, invalidArg("kline limit %d is below 1", limit)
 	}
 	if limit > MaxKlineLimit {
-		return nil, invalidArg("kline limit %d is over the service's bound of %d candles a request", limit, MaxKlineLimit)
+		return klineRequest{}, invalidArg("kline limit %d is over the service's bound of %d candles a request", limit, MaxKlineLimit)
 	}
 	var o klineOptions
 	for _, opt := range opts {
@@ -101,19 +113,48 @@ func klineQuery(interval Interval, limit int, opts []KlineOption) (url.Values, e
 			opt(&o)
 		}
 	}
-	if o.pageSizeSet || o.progress != nil {
-		return nil, invalidArg("WithPageSize and WithProgress apply to KlineRange and KlinesRange only")
+	if o.pageSizeSet || o.progress != nil || o.resumeSet {
+		return klineRequest{}, invalidArg("WithPageSize, WithProgress and WithResume apply to KlineRange and KlinesRange only")
 	}
-	q := url.Values{}
-	q.Set("kType", strconv.Itoa(int(interval)))
-	q.Set("limit", strconv.Itoa(limit))
+	r := klineRequest{query: url.Values{}, closedOnly: o.closedOnly}
+	end := o.end
+	if o.closedOnly {
+		// Asking for candles up to the newest closed one, rather than
+		// dropping the forming one afterwards, keeps limit candles.
+		r.closedBy = closedBy(interval, time.Now())
+		if end.IsZero() || end.After(r.closedBy) {
+			end = r.closedBy
+		}
+	}
+	r.query.Set("kType", strconv.Itoa(int(interval)))
+	r.query.Set("limit", strconv.Itoa(limit))
 	if o.exchange != "" {
-		q.Set("exchange", o.exchange)
+		r.query.Set("exchange", o.exchange)
 	}
-	if !o.end.IsZero() {
-		q.Set("et", strconv.FormatInt(o.end.UnixMilli(), 10))
+	if !end.IsZero() {
+		r.query.Set("et", strconv.FormatInt(end.UnixMilli(), 10))
 	}
-	return q, nil
+	return r, nil
+}
+
+// keep drops, with WithClosedOnly, the candles still forming: a service
+// that ignores et may send them.
+func (r klineRequest) keep(ks []Kline) []Kline {
+	if !r.closedOnly {
+		return ks
+	}
+	return slices.DeleteFunc(ks, func(k Kline) bool { return k.Time.After(r.closedBy) })
+}
+
+// closedBy is the latest start of a candle of interval that has closed at
+// now. A month is taken as its longest, 31 days: the service documents no
+// alignment, and a candle that may still be forming is left out.
+func closedBy(interval Interval, now time.Time) time.Time {
+	span := interval.Duration()
+	if interval == OneMonth {
+		span = 31 * 24 * time.Hour
+	}
+	return now.Add(-span)
 }
 
 // kline is the single-code form of klines. A product with no candles (data
@@ -123,11 +164,11 @@ func (m market) kline(ctx context.Context, region Region, code string, interval 
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}
-	extra, err := klineQuery(interval, limit, opts)
+	req, err := klineQuery(interval, limit, opts)
 	if err != nil {
 		return nil, err
 	}
-	q, err := codeQuery(region, code, extra)
+	q, err := codeQuery(region, code, req.query)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +180,7 @@ func (m market) kline(ctx context.Context, region Region, code string, interval 
 		return nil, m.c.notFound("%s: no data for %s in %s", m.path("kline"), q.Get("code"), region)
 	}
 	sortKlines(data.klines)
-	return data.klines, nil
+	return req.keep(data.klines), nil
 }
 
 // klineData is the data of a single-code kline answer: an array of
@@ -163,13 +204,14 @@ func readKlineData(st *codec.State) (klineData, error) {
 }
 
 func (m market) klines(ctx context.Context, region Region, codes []string, interval Interval, limit int, opts []KlineOption) (map[string][]Kline, error) {
-	extra, err := klineQuery(interval, limit, opts)
+	req, err := klineQuery(interval, limit, opts)
 	if err != nil {
 		return nil, err
 	}
-	out, err := fetchBatch(ctx, m.c, m.path("klines"), region, codes, extra, seriesReader.Read, nil)
-	for _, ks := range out {
+	out, err := fetchBatch(ctx, m.c, m.path("klines"), region, codes, req.query, seriesReader.Read, nil)
+	for code, ks := range out {
 		sortKlines(ks)
+		out[code] = req.keep(ks)
 	}
 	return out, err
 }
@@ -197,10 +239,28 @@ func WithProgress(fn func(RangeProgress)) KlineOption {
 	return func(o *klineOptions) { o.progress = fn }
 }
 
+// WithResume makes KlineRange or KlinesRange complete have, the partial
+// result of an earlier call with the same from and to: a code in have is
+// asked only for [from, its oldest candle), a code absent or with no candle
+// in [from, to) for all of it, and the result holds have's candles and the
+// new ones. have must hold each code's candles from its oldest up to to; it
+// is not modified. Other calls refuse it. See the Backfilling section.
+func WithResume(have map[string][]Kline) KlineOption {
+	return func(o *klineOptions) { o.resume, o.resumeSet = have, true }
+}
+
+// WithClosedOnly leaves out the candle whose interval has not ended at the
+// time of the call (on the client's clock), so that what is stored is
+// final. A month counts as 31 days here, so a shorter month's candle stays
+// out for up to three days after it closed. It applies to every kline call.
+func WithClosedOnly() KlineOption {
+	return func(o *klineOptions) { o.closedOnly = true }
+}
+
 // RangeProgress is how far a KlineRange or KlinesRange call has come.
 type RangeProgress struct {
 	Requests int       // requests answered so far; each carried up to a batch of codes
-	Candles  int       // candles of the range received so far, every code together
+	Candles  int       // candles of the range held so far, every code together, WithResume's included
 	Codes    int       // codes in the call
 	Done     int       // codes whose range is complete, or whose history ran out
 	From, To time.Time // the range; To is capped at the time of the call

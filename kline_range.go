@@ -3,8 +3,9 @@ package itick
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
-	"slices"
+	"net/http"
 	"sync"
 	"time"
 
@@ -19,10 +20,17 @@ type rangeSpec struct {
 	page     int
 	exchange string
 	progress func(RangeProgress)
+	resume   map[string][]Kline // WithResume's; nil without it
+
+	gap      time.Duration // the least time between two candles; 0: not checked
+	capacity int           // the most candles [from, to) can hold
+	reach    time.Duration // how far before from a candle still shows a page reached from
 }
 
 // newRangeSpec checks the arguments every range call shares. A to in the
-// future means now.
+// future means now; with WithClosedOnly, the range ends after the newest
+// candle that has closed. That may leave nothing: from >= to is then no
+// error, and no request is sent.
 func newRangeSpec(region Region, interval Interval, from, to time.Time, opts []KlineOption) (rangeSpec, error) {
 	if err := region.validate(); err != nil {
 		return rangeSpec{}, err
@@ -55,11 +63,21 @@ func newRangeSpec(region Region, interval Interval, from, to time.Time, opts []K
 		}
 		page = o.pageSize
 	}
-	if now := time.Now(); to.After(now) {
+	now := time.Now()
+	if to.After(now) {
 		to = now
 	}
-	return rangeSpec{region: region, interval: interval, from: from, to: to, page: page,
-		exchange: o.exchange, progress: o.progress}, nil
+	if o.closedOnly {
+		// Candles have whole-millisecond times: one starting at or before
+		// closedBy is in the range exactly when it starts before cut.
+		if cut := closedBy(interval, now).Truncate(time.Millisecond).Add(time.Millisecond); to.After(cut) {
+			to = cut
+		}
+	}
+	s := rangeSpec{region: region, interval: interval, from: from, to: to, page: page,
+		exchange: o.exchange, progress: o.progress, resume: o.resume}
+	s.limits()
+	return s, nil
 }
 
 // pageOptions are the options of the request for the page that ends just
@@ -74,60 +92,6 @@ func (s rangeSpec) pageOptions(end time.Time) []KlineOption {
 	return opts
 }
 
-// codeRange collects one code's candles, page by page, newest page first.
-type codeRange struct {
-	pages  [][]Kline
-	oldest time.Time // of the candles kept; zero before the first
-	n      int
-	done   bool
-	failed bool // done because a request for it failed
-}
-
-// next is the end of the next page to ask for.
-func (r *codeRange) next(to time.Time) time.Time {
-	if r.oldest.IsZero() {
-		return to
-	}
-	return r.oldest
-}
-
-// add keeps the candles of page (sorted, oldest first) that are in the
-// range and older than any kept so far, and reports how many. A page that
-// brings nothing older, or reaches back to from, ends the code's range:
-// the former is history that ran out (or a service that ignores et), and
-// must end the loop rather than repeat it.
-func (r *codeRange) add(page []Kline, from, to time.Time) int {
-	limit := r.next(to)
-	hi, _ := slices.BinarySearchFunc(page, limit, func(k Kline, t time.Time) int { return k.Time.Compare(t) })
-	lo, _ := slices.BinarySearchFunc(page[:hi], from, func(k Kline, t time.Time) int { return k.Time.Compare(t) })
-	if hi == 0 || lo > 0 || (lo < hi && page[lo].Time.Equal(from)) {
-		r.done = true
-	}
-	if lo == hi {
-		return 0
-	}
-	kept := make([]Kline, 0, hi-lo)
-	for _, k := range page[lo:hi] {
-		if n := len(kept); n > 0 && kept[n-1].Time.Equal(k.Time) {
-			continue // a service may repeat a candle within a page
-		}
-		kept = append(kept, k)
-	}
-	r.pages = append(r.pages, kept)
-	r.oldest = kept[0].Time
-	r.n += len(kept)
-	return len(kept)
-}
-
-// candles returns every candle kept, oldest first.
-func (r *codeRange) candles() []Kline {
-	out := make([]Kline, 0, r.n)
-	for i := len(r.pages) - 1; i >= 0; i-- {
-		out = append(out, r.pages[i]...)
-	}
-	return out
-}
-
 // rangeRun is the shared state of one range call: what arrived, and the
 // progress it reports.
 type rangeRun struct {
@@ -140,31 +104,52 @@ type rangeRun struct {
 	state    map[string]*codeRange
 	requests int
 	candles  int
+	longest  int          // the longest page any code got; 0 before the first
+	refused  []ChunkError // codes whose pages were refused, not yet collected
 }
 
-func newRangeRun(m market, spec rangeSpec, path string, codes []string) *rangeRun {
+// newRangeRun starts the run of codes, with what WithResume gave of each.
+func newRangeRun(m market, spec rangeSpec, path string, codes []string) (*rangeRun, error) {
 	run := &rangeRun{spec: spec, path: path, logger: m.c.attempt.Logger, codes: codes,
 		state: make(map[string]*codeRange, len(codes))}
+	have := spec.resumeOf(codes)
 	for _, c := range codes {
-		run.state[c] = &codeRange{}
+		st := &codeRange{done: !spec.from.Before(spec.to)}
+		if !st.done {
+			if err := st.seed(c, have[c], &run.spec); err != nil {
+				return nil, err
+			}
+		}
+		run.state[c] = st
+		run.candles += st.n
 	}
-	return run
+	return run, nil
 }
 
-// page records one answered request: candles per code, for the codes in
-// want. It logs the page and reports progress.
-func (run *rangeRun) page(ctx context.Context, got map[string][]Kline, want map[string]bool) {
+// page records one answered request: candles per code, for the codes of
+// ch. It logs the page and reports progress.
+func (run *rangeRun) page(ctx context.Context, got map[string][]Kline, ch rangeChunk) {
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	run.requests++
 	added := 0
-	for code, ks := range got {
+	for _, code := range ch.codes {
 		st := run.state[code]
-		if st == nil || !want[code] || st.done {
+		if st == nil || st.done {
 			continue
 		}
+		ks := got[code]
 		sortKlines(ks)
-		added += st.add(ks, run.spec.from, run.spec.to)
+		run.longest = max(run.longest, len(ks))
+		n, refused := st.add(ks, ch.end, &run.spec)
+		if refused != "" {
+			// The response decoded, but what it says of this code cannot
+			// be true: an error of the response, as one that does not
+			// parse would be.
+			run.refused = append(run.refused, ChunkError{Codes: []string{code}, Err: &APIError{
+				StatusCode: http.StatusOK, Path: run.path, Message: fmt.Sprintf("candles of %s %s", code, refused)}})
+		}
+		added += n
 	}
 	run.candles += added
 	p := run.progressLocked()
@@ -215,23 +200,30 @@ func (m market) klineRange(ctx context.Context, region Region, code string, inte
 	if code, err = batch.Code(code); err != nil {
 		return nil, invalidArg("%v", err)
 	}
-	run := newRangeRun(m, spec, m.path("kline"), []string{code})
+	run, err := newRangeRun(m, spec, m.path("kline"), []string{code})
+	if err != nil {
+		return nil, err
+	}
 	st := run.state[code]
-	want := map[string]bool{code: true}
-	for !st.done && spec.from.Before(spec.to) {
-		ks, err := m.kline(ctx, region, code, interval, spec.page, spec.pageOptions(st.next(spec.to)))
+	for !st.done {
+		end := st.next(spec.to)
+		ks, err := m.kline(ctx, region, code, interval, spec.page, spec.pageOptions(end))
 		if err != nil {
 			return st.candles(), err
 		}
-		run.page(ctx, map[string][]Kline{code: ks}, want)
+		run.page(ctx, map[string][]Kline{code: ks}, rangeChunk{end: end, codes: []string{code}})
+		if refused := run.takeRefused(); len(refused) > 0 {
+			return st.candles(), refused[0].Err
+		}
 	}
 	return st.candles(), nil
 }
 
 // klinesRange pages many codes' candles back from to with the batch
-// endpoint. Each round asks, for every code not yet done, for the page
-// ending at that code's oldest candle; codes that share that end share
-// requests, in chunks of the batch size sent as any batch call sends them.
+// endpoint. Each round asks, for every code not yet done, for a page
+// ending at or a little after that code's oldest candle, codes with
+// nearby ends sharing a request (see plan); the round's requests go out as
+// a batch call's chunks do.
 func (m market) klinesRange(ctx context.Context, region Region, codes []string, interval Interval,
 	from, to time.Time, opts []KlineOption) (map[string][]Kline, error) {
 	if err := checkContext(ctx); err != nil {
@@ -246,59 +238,36 @@ func (m market) klinesRange(ctx context.Context, region Region, codes []string, 
 		return nil, invalidArg("%v", err)
 	}
 	path := m.path("klines")
-	run := newRangeRun(m, spec, path, norm)
+	run, err := newRangeRun(m, spec, path, norm)
+	if err != nil {
+		return nil, err
+	}
 	var failed []ChunkError
-	for spec.from.Before(spec.to) {
-		groups := run.groups()
-		if len(groups) == 0 {
+	refused := false
+	for {
+		chunks := run.plan(m.c.batchSize)
+		if len(chunks) == 0 {
 			break
 		}
 		var stop error
-		for _, g := range groups {
-			if stop != nil {
-				failed = append(failed, run.fail(g.codes, stop))
-				continue
-			}
-			extra, err := klineQuery(interval, spec.page, spec.pageOptions(g.end))
-			if err != nil {
-				return nil, err
-			}
-			want := make(map[string]bool, len(g.codes))
-			for _, c := range g.codes {
-				want[c] = true
-			}
-			before := run.counts(g.codes)
-			_, err = fetchBatch(ctx, m.c, path, region, g.codes, extra, seriesReader.Read, func(got map[string][]Kline) {
-				run.page(ctx, got, want)
-			})
-			var now []ChunkError
-			var be *BatchError
+		for i, err := range m.sendRound(ctx, run, path, chunks) {
 			switch {
 			case err == nil:
-			case errors.As(err, &be):
-				for _, ce := range be.Chunks {
-					now = append(now, run.fail(ce.Codes, ce.Err))
-				}
-			default:
-				now = append(now, run.fail(g.codes, err))
+				continue
+			case errors.Is(err, ErrUnauthorized), errors.Is(err, ErrPlanLimit):
+				// Every later request would fail the same way, and a
+				// batch call gives this error back as it is.
+				return nil, err
+			case stop == nil && errors.Is(err, ErrRateLimited):
+				stop = err
 			}
-			for _, ce := range now {
-				switch {
-				case errors.Is(ce.Err, ErrUnauthorized), errors.Is(ce.Err, ErrPlanLimit):
-					// Every later request would fail the same way, and
-					// a batch call gives this error back as it is.
-					return nil, ce.Err
-				case stop == nil && errors.Is(ce.Err, ErrRateLimited):
-					stop = ce.Err
-				}
-			}
-			if stop == nil && ctx.Err() != nil {
-				stop = ctx.Err()
-			}
-			failed = append(failed, now...)
-			// A code answered with nothing older is at the start of its
-			// history, or the service ignores et: either way, done.
-			run.finishStalled(g.codes, before)
+			failed = append(failed, run.fail(chunks[i].codes, err))
+		}
+		if r := run.takeRefused(); len(r) > 0 {
+			failed, refused = append(failed, r...), true
+		}
+		if stop == nil && ctx.Err() != nil {
+			stop = ctx.Err()
 		}
 		if stop != nil {
 			if rest := run.unfinished(); len(rest) > 0 {
@@ -308,13 +277,46 @@ func (m market) klinesRange(ctx context.Context, region Region, codes []string, 
 		}
 	}
 	out := run.result()
-	if len(failed) == 0 {
+	switch {
+	case len(failed) == 0:
 		return out, nil
-	}
-	if len(norm) <= m.c.batchSize {
+	case len(norm) <= m.c.batchSize && !refused:
 		return out, failed[0].Err
 	}
 	return out, &BatchError{Chunks: failed}
+}
+
+// sendRound sends one request per chunk, each on the client's limiter, up
+// to WithConcurrency at a time, and returns each one's error. Until the
+// client has had a success, they go one at a time, as a batch call's
+// chunks do: the first tells whether the token and the plan are good.
+func (m market) sendRound(ctx context.Context, run *rangeRun, path string, chunks []rangeChunk) []error {
+	spec := &run.spec
+	fetch := func(ctx context.Context, i int) error {
+		ch := chunks[i]
+		req, err := klineQuery(spec.interval, spec.page, spec.pageOptions(ch.end))
+		if err != nil {
+			return err
+		}
+		_, err = fetchBatch(ctx, m.c, path, spec.region, ch.codes, req.query, seriesReader.Read,
+			func(got map[string][]Kline) { run.page(ctx, got, ch) })
+		return err
+	}
+	errs := make([]error, 0, len(chunks))
+	first := 0
+	for ; first < len(chunks)-1 && !m.c.confirmed.Load(); first++ {
+		err := batch.RunUntil(ctx, 1, 1, func(ctx context.Context, _ int) error { return fetch(ctx, first) }, batchStop)[0]
+		errs = append(errs, err)
+		if err != nil && batchStop(err) != batch.Continue {
+			for range chunks[first+1:] {
+				errs = append(errs, err) // not sent: they would meet the same
+			}
+			return errs
+		}
+	}
+	return append(errs, batch.RunUntil(ctx, len(chunks)-first, m.c.concurrency, func(ctx context.Context, i int) error {
+		return fetch(ctx, first+i)
+	}, batchStop)...)
 }
 
 // fail ends the range of codes, incomplete, and returns their ChunkError.
@@ -328,16 +330,13 @@ func (run *rangeRun) fail(codes []string, err error) ChunkError {
 	return ChunkError{Codes: codes, Err: err}
 }
 
-// finishStalled ends the range of each of codes that got no candle since
-// before was counted and did not fail.
-func (run *rangeRun) finishStalled(codes []string, before []int) {
+// takeRefused returns the codes refused since the last call.
+func (run *rangeRun) takeRefused() []ChunkError {
 	run.mu.Lock()
 	defer run.mu.Unlock()
-	for i, c := range codes {
-		if st := run.state[c]; !st.failed && st.n == before[i] {
-			st.done = true
-		}
-	}
+	r := run.refused
+	run.refused = nil
+	return r
 }
 
 // result returns the candles of every code that has any, oldest first.
@@ -351,46 +350,6 @@ func (run *rangeRun) result() map[string][]Kline {
 		}
 	}
 	return out
-}
-
-// rangeGroup is the codes whose next page ends at the same time.
-type rangeGroup struct {
-	end   time.Time
-	codes []string
-}
-
-// groups returns the codes not yet done, grouped by the end of their next
-// page, the latest end first and codes in the caller's order.
-func (run *rangeRun) groups() []rangeGroup {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	var gs []rangeGroup
-	for _, c := range run.codes {
-		st := run.state[c]
-		if st.done {
-			continue
-		}
-		end := st.next(run.spec.to)
-		i := slices.IndexFunc(gs, func(g rangeGroup) bool { return g.end.Equal(end) })
-		if i < 0 {
-			gs = append(gs, rangeGroup{end: end})
-			i = len(gs) - 1
-		}
-		gs[i].codes = append(gs[i].codes, c)
-	}
-	slices.SortStableFunc(gs, func(a, b rangeGroup) int { return b.end.Compare(a.end) })
-	return gs
-}
-
-// counts returns how many candles each of codes has so far.
-func (run *rangeRun) counts(codes []string) []int {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	n := make([]int, len(codes))
-	for i, c := range codes {
-		n[i] = run.state[c].n
-	}
-	return n
 }
 
 // unfinished returns the codes not yet done, in the caller's order.
