@@ -50,13 +50,15 @@ func (s *FutureService) Ticks(ctx context.Context, region Region, codes []string
 
 // KlineRange returns every candle of one contract with from <= Time < to,
 // oldest first, however many requests that takes, as
-// StockService.KlineRange does.
+// StockService.KlineRange does; WithResume and WithClosedOnly apply.
 func (s *FutureService) KlineRange(ctx context.Context, region Region, code string, interval Interval, from, to time.Time, opts ...KlineOption) ([]Kline, error) {
 	return s.m.klineRange(ctx, region, code, interval, from, to, opts)
 }
 
 // KlinesRange returns every candle with from <= Time < to of many
-// contracts, oldest first, keyed by code, as StockService.KlinesRange does.
+// contracts, oldest first, keyed by code, as StockService.KlinesRange does:
+// WithResume completes a partial result with only the missing requests,
+// and WithClosedOnly leaves out the candle still forming.
 func (s *FutureService) KlinesRange(ctx context.Context, region Region, codes []string, interval Interval, from, to time.Time, opts ...KlineOption) (map[string][]Kline, error) {
 	return s.m.klinesRange(ctx, region, codes, interval, from, to, opts)
 }

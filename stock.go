@@ -87,17 +87,18 @@ func (s *StockService) DepthWith(ctx context.Context, region Region, code string
 // KlineRange returns every candle of one stock with from <= Time < to,
 // oldest first, however many requests that takes. It pages back from to
 // with the single-code endpoint; the rules are KlinesRange's. On an error
-// the candles that arrived, the newest part of the range, come back with it.
+// the candles that arrived, the newest part of the range, come back with
+// it, and WithResume(map[string][]Kline{code: them}) asks only for the rest.
 func (s *StockService) KlineRange(ctx context.Context, region Region, code string, interval Interval, from, to time.Time, opts ...KlineOption) ([]Kline, error) {
 	return s.m.klineRange(ctx, region, code, interval, from, to, opts)
 }
 
 // KlinesRange returns every candle with from <= Time < to of many stocks,
-// oldest first with no duplicates, keyed by code, however many requests
-// that takes; codes whose pages end together share each request. On a
-// failure, what arrived comes back with a *BatchError naming the codes
-// whose ranges are incomplete. See the package documentation's
-// Backfilling section.
+// oldest first with no duplicates, keyed by code, in about one request per
+// page per chunk. On a failure, what arrived comes back with a *BatchError
+// naming the incomplete codes; WithResume(what arrived) asks only for what
+// they lack. WithClosedOnly leaves out the candle still forming. See the
+// package documentation's Backfilling section.
 func (s *StockService) KlinesRange(ctx context.Context, region Region, codes []string, interval Interval, from, to time.Time, opts ...KlineOption) (map[string][]Kline, error) {
 	return s.m.klinesRange(ctx, region, codes, interval, from, to, opts)
 }
