@@ -5,6 +5,14 @@
 //
 //	go run ./examples/backfill -out candles.csv
 //
+// With -resume FILE it stores as it goes: each group of stocks' candles
+// are appended to FILE as soon as they arrive, and FILE.state records the
+// range and the stocks that are complete. Started again after an
+// interruption (Ctrl-C, a spent quota), it asks only for what is missing,
+// and once every stock is complete FILE is what a single run writes.
+//
+//	go run ./examples/backfill -resume candles.csv
+//
 // Offline (no ITICK_TOKEN), -plan picks the simulated plan and -speedup
 // runs its quota that many times faster, so the Free plan's 5 calls a
 // minute can be tried without waiting minutes.
@@ -58,6 +66,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, sim ...ma
 	fs := flag.NewFlagSet("backfill", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "-", `CSV file to write ("-": stdout)`)
+	resume := fs.String("resume", "", "CSV file to write as candles arrive, or to complete after an interruption")
 	years := fs.Int("years", 2, "years of history")
 	planName := fs.String("plan", "base", "plan whose batch size and quota apply (default online: ITICK_PLAN's)")
 	speedup := fs.Float64("speedup", 1, "run the plan's quota this many times faster (offline only)")
@@ -66,7 +75,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, sim ...ma
 
 Backfill writes years of daily candles of %d large US stocks as CSV, with
 a progress line on stderr, from the iTick service when ITICK_TOKEN is set
-and from an offline simulator otherwise.
+and from an offline simulator otherwise. With -resume FILE, candles are
+appended to FILE as they arrive, and a run started again after an
+interruption asks only for what FILE lacks.
 
 Flags:
 `, len(usStocks))
@@ -88,11 +99,18 @@ Flags:
 	}
 
 	var opts []itick.Option
+	outSet := false
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "plan" {
+		switch f.Name {
+		case "plan":
 			opts = append(opts, itick.WithPlan(plan))
+		case "out":
+			outSet = true
 		}
 	})
+	if *resume != "" && outSet {
+		return fmt.Errorf("-out and -resume both name the output: give one")
+	}
 	if offline := os.Getenv("ITICK_TOKEN") == ""; offline {
 		opts = append(opts, itick.WithPlan(plan))
 		// The simulator's client has no limiter; put the plan's quota
@@ -112,6 +130,12 @@ Flags:
 		fmt.Fprintf(stderr, "Using the iTick service at %s (ITICK_TOKEN is set).\n", env.Client.BaseURL())
 	}
 
+	to := time.Now().UTC().Truncate(24 * time.Hour)
+	from := to.AddDate(-*years, 0, 0)
+	if *resume != "" {
+		return backfillResume(ctx, env.Client, *resume, from, to, stderr)
+	}
+
 	w := stdout
 	if *out != "-" {
 		f, err := os.Create(*out)
@@ -122,8 +146,6 @@ Flags:
 		w = f
 	}
 
-	to := time.Now().UTC().Truncate(24 * time.Hour)
-	from := to.AddDate(-*years, 0, 0)
 	start := time.Now()
 	progress := func(p itick.RangeProgress) {
 		fmt.Fprintf(stderr, "\r%3d%%  %d requests  %d candles  %d of %d stocks done  back to %s  %s",
@@ -139,12 +161,11 @@ Flags:
 	}
 
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"code", "date", "open", "high", "low", "close", "volume", "turnover"})
+	cw.Write(csvHeader)
 	rows := 0
 	for _, code := range usStocks {
 		for _, k := range candles[code] {
-			cw.Write([]string{code, k.Time.Format(time.DateOnly), num(k.Open), num(k.High), num(k.Low), num(k.Close),
-				num(k.Volume), num(k.Turnover)})
+			cw.Write(row(code, k))
 			rows++
 		}
 	}
@@ -176,3 +197,32 @@ func percent(p itick.RangeProgress) int {
 }
 
 func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// row is a candle's CSV row. Its date is the day when the candle starts at
+// midnight UTC, as the simulator's do, and the whole time otherwise, so
+// that reading it back gives the same instant.
+func row(code string, k itick.Kline) []string {
+	date := k.Time.UTC().Format(time.RFC3339Nano)
+	if k.Time.Equal(k.Time.Truncate(24 * time.Hour)) {
+		date = k.Time.UTC().Format(time.DateOnly)
+	}
+	return []string{code, date, num(k.Open), num(k.High), num(k.Low), num(k.Close), num(k.Volume), num(k.Turnover)}
+}
+
+// parseRow reads a row that row wrote.
+func parseRow(rec []string) (itick.Kline, error) {
+	var k itick.Kline
+	t, err := time.Parse(time.DateOnly, rec[1])
+	if err != nil {
+		if t, err = time.Parse(time.RFC3339Nano, rec[1]); err != nil {
+			return k, fmt.Errorf("date %q: %w", rec[1], err)
+		}
+	}
+	k.Time = t.UTC()
+	for i, p := range []*float64{&k.Open, &k.High, &k.Low, &k.Close, &k.Volume, &k.Turnover} {
+		if *p, err = strconv.ParseFloat(rec[2+i], 64); err != nil {
+			return k, fmt.Errorf("%s %q: %w", csvHeader[2+i], rec[2+i], err)
+		}
+	}
+	return k, nil
+}

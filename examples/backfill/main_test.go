@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"flag"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -163,7 +166,12 @@ func TestRunOfflineToStdoutOnFreePlan(t *testing.T) {
 
 func TestRunRejectsBadFlags(t *testing.T) {
 	t.Setenv("ITICK_TOKEN", "")
-	for _, args := range [][]string{{"-plan", "gold"}, {"-years", "0"}, {"-speedup", "-1"}, {"extra"}} {
+	exists := filepath.Join(t.TempDir(), "exists.csv")
+	if err := os.WriteFile(exists, []byte("code,date\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"-plan", "gold"}, {"-years", "0"}, {"-speedup", "-1"}, {"extra"},
+		{"-resume", filepath.Join(t.TempDir(), "a.csv"), "-out", "b.csv"}, {"-resume", exists}} {
 		var stdout, stderr bytes.Buffer
 		if err := run(t.Context(), args, &stdout, &stderr); err == nil {
 			t.Errorf("%q: no error", args)
@@ -196,5 +204,146 @@ func TestMainHelp(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(out), "Usage: backfill [flags]\n") || !strings.Contains(string(out), "-speedup float") {
 		t.Errorf("-h printed %q", out)
+	}
+}
+
+// onlineTo points the program at srv as if it were the service.
+func onlineTo(t *testing.T, srv *markettest.Server) {
+	t.Setenv("ITICK_TOKEN", srv.Token)
+	t.Setenv("ITICK_BASE_URL", srv.URL)
+	t.Setenv("ITICK_PLAN", "base")
+}
+
+// answered counts the requests srv answered with candles.
+func answered(srv *markettest.Server) int {
+	n := 0
+	for _, r := range srv.Requests() {
+		if r.Status == http.StatusOK && r.Fault == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// uninterrupted runs the program once with -out against a fresh
+// simulator at the clock at, and returns what it wrote and the requests
+// it took.
+func uninterrupted(t *testing.T, at time.Time) ([]byte, int) {
+	srv := markettest.NewServer(markettest.WithPlan(itick.PlanBase), markettest.WithClock(func() time.Time { return at }))
+	defer srv.Close()
+	onlineTo(t, srv)
+	out := filepath.Join(t.TempDir(), "whole.csv")
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"-out", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, answered(srv)
+}
+
+// TestRunResumesAfterASpentQuota spends the quota half-way through a
+// -resume run, then runs again once the quota window has passed: the
+// second run asks only for what is missing, so the two send together
+// what one uninterrupted run does, and the file ends as that run's
+// output. A third run asks for nothing.
+func TestRunResumesAfterASpentQuota(t *testing.T) {
+	at := recent(weekday, 15, 30)
+	want, requests := uninterrupted(t, at)
+	if requests != 10 {
+		t.Fatalf("an uninterrupted run sent %d requests, want 5 chunks x 2 pages", requests)
+	}
+
+	clock := markettest.NewManualClock(at)
+	srv := markettest.NewServer(markettest.WithPlan(itick.PlanBase), markettest.WithClock(clock.Now), markettest.WithQuota(5))
+	defer srv.Close()
+	onlineTo(t, srv)
+	file := filepath.Join(t.TempDir(), "candles.csv")
+	// Under a deadline the quota's Retry-After of a minute would pass,
+	// the 429 ends the call at once, as a spent quota does.
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Second)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, []string{"-resume", file}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "run again with -resume "+file) || !errors.Is(err, itick.ErrRateLimited) {
+		t.Fatalf("first run: error %v, want the spent quota and how to go on\n%s", err, stderr.String())
+	}
+	if n := answered(srv); n != 5 {
+		t.Errorf("first run: %d requests answered, want the quota's 5", n)
+	}
+
+	clock.Advance(61 * time.Second)
+	stderr.Reset()
+	if err := run(t.Context(), []string{"-resume", file}, &stdout, &stderr); err != nil {
+		t.Fatalf("second run: %v\n%s", err, stderr.String())
+	}
+	assertProgress(t, stderr.String())
+	if n := answered(srv); n != requests {
+		t.Errorf("%d requests answered over both runs, want %d as in one uninterrupted run", n, requests)
+	}
+	got, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the resumed file (%d bytes) differs from an uninterrupted run's output (%d bytes)", len(got), len(want))
+	}
+
+	stderr.Reset()
+	if err := run(t.Context(), []string{"-resume", file}, &stdout, &stderr); err != nil {
+		t.Fatalf("third run: %v\n%s", err, stderr.String())
+	}
+	if n := answered(srv); n != requests {
+		t.Errorf("the run on a complete file sent %d requests", n-requests)
+	}
+	if again, _ := os.ReadFile(file); !bytes.Equal(again, want) {
+		t.Error("the run on a complete file changed it")
+	}
+}
+
+// TestRunResumesAfterAnInterrupt stops a -resume run the way Ctrl-C does,
+// while the last group of stocks waits for its first page: the stocks
+// done so far are in the file, and the next run asks only for the rest.
+func TestRunResumesAfterAnInterrupt(t *testing.T) {
+	at := recent(weekday, 15, 30)
+	want, requests := uninterrupted(t, at)
+
+	srv := markettest.NewServer(markettest.WithPlan(itick.PlanBase), markettest.WithClock(func() time.Time { return at }))
+	defer srv.Close()
+	onlineTo(t, srv)
+	srv.Inject(markettest.Fault{Kind: markettest.FaultHang, Code: "GS"})
+	file := filepath.Join(t.TempDir(), "candles.csv")
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	var stdout, stderr bytes.Buffer
+	go func() { done <- run(ctx, []string{"-resume", file}, &stdout, &stderr) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for !slices.ContainsFunc(srv.Requests(), func(r markettest.Request) bool { return slices.Contains(r.Codes(), "GS") }) {
+		if time.Now().After(deadline) {
+			t.Fatal("the last group's request never arrived")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "10 of 50 stocks incomplete") {
+			t.Fatalf("interrupted run: error %v, want context.Canceled and 10 stocks left", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the interrupted run did not return")
+	}
+	srv.ClearFaults()
+	stderr.Reset()
+	if err := run(t.Context(), []string{"-resume", file}, &stdout, &stderr); err != nil {
+		t.Fatalf("second run: %v\n%s", err, stderr.String())
+	}
+	if n := answered(srv); n != requests {
+		t.Errorf("%d requests answered over both runs, want %d as in one uninterrupted run", n, requests)
+	}
+	if got, _ := os.ReadFile(file); !bytes.Equal(got, want) {
+		t.Errorf("the resumed file (%d bytes) differs from an uninterrupted run's output (%d bytes)", len(got), len(want))
 	}
 }
