@@ -242,9 +242,9 @@ func WithProgress(fn func(RangeProgress)) KlineOption {
 // WithResume makes KlineRange or KlinesRange complete have, the partial
 // result of an earlier call with the same from and to: a code in have is
 // asked only for [from, its oldest candle), a code absent or with no candle
-// in [from, to) for all of it, and the result holds have's candles and the
-// new ones. have must hold each code's candles from its oldest up to to; it
-// is not modified. Other calls refuse it. See the Backfilling section.
+// in [from, to) for all of it, and the result holds have's candles in
+// [from, to) and the new ones. have is not modified. Other calls refuse it.
+// See the Backfilling section.
 func WithResume(have map[string][]Kline) KlineOption {
 	return func(o *klineOptions) { o.resume, o.resumeSet = have, true }
 }
@@ -263,7 +263,7 @@ type RangeProgress struct {
 	Candles  int       // candles of the range held so far, every code together, WithResume's included
 	Codes    int       // codes in the call
 	Done     int       // codes whose range is complete, or whose history ran out
-	From, To time.Time // the range; To is capped at the time of the call
+	From, To time.Time // the range; To is capped at the time of the call, and an interval before it with WithClosedOnly
 	// Reached is how far back every code not yet done is complete: each
 	// has every candle from Reached to To. It is From once all are done.
 	Reached time.Time
