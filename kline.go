@@ -89,8 +89,8 @@ func WithEnd(t time.Time) KlineOption {
 	return func(o *klineOptions) { o.end, o.endSet = t, true }
 }
 
-// klineRequest is a checked single K-line request: its query, and the
-// latest start of a candle it keeps (zero: every candle).
+// klineRequest is a checked K-line request: its query and, with
+// WithClosedOnly, the latest start of a candle it keeps.
 type klineRequest struct {
 	query      url.Values
 	closedOnly bool
