@@ -6,25 +6,22 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/d19c4e34/itick/internal/batch"
+	"github.com/d19c4e34/itick/internal/span"
 )
 
 // rangeSpec is a checked range request.
 type rangeSpec struct {
+	span.Spec[Kline]
 	region   Region
 	interval Interval
-	from, to time.Time
-	page     int
 	exchange string
 	progress func(RangeProgress)
 	resume   map[string][]Kline // WithResume's; nil without it
-
-	gap      time.Duration // the least time between two candles; 0: not checked
-	capacity int           // the most candles [from, to) can hold
-	reach    time.Duration // how far before from a candle still shows a page reached from
 }
 
 // newRangeSpec checks the arguments every range call shares. A to in the
@@ -74,17 +71,28 @@ func newRangeSpec(region Region, interval Interval, from, to time.Time, opts []K
 			to = cut
 		}
 	}
-	s := rangeSpec{region: region, interval: interval, from: from, to: to, page: page,
-		exchange: o.exchange, progress: o.progress, resume: o.resume}
-	s.limits()
-	return s, nil
+	unit := span.Monthly
+	switch {
+	case interval <= OneHour:
+		unit = span.Hourly
+	case interval <= OneDay:
+		unit = span.Daily
+	case interval == OneWeek:
+		unit = span.Weekly
+	}
+	return rangeSpec{
+		Spec:   span.NewSpec(from, to, page, interval.Duration(), unit, interval.String(), klineTime),
+		region: region, interval: interval, exchange: o.exchange, progress: o.progress, resume: o.resume,
+	}, nil
 }
+
+func klineTime(k Kline) time.Time { return k.Time }
 
 // pageOptions are the options of the request for the page that ends just
 // before end. Asking for the millisecond before it gets the same page
 // whether the service treats et as inclusive or exclusive, since candles
 // start on whole seconds.
-func (s rangeSpec) pageOptions(end time.Time) []KlineOption {
+func (s *rangeSpec) pageOptions(end time.Time) []KlineOption {
 	opts := []KlineOption{WithEnd(end.Add(-time.Millisecond))}
 	if s.exchange != "" {
 		opts = append(opts, WithExchange(s.exchange))
@@ -92,67 +100,54 @@ func (s rangeSpec) pageOptions(end time.Time) []KlineOption {
 	return opts
 }
 
-// rangeRun is the shared state of one range call: what arrived, and the
-// progress it reports.
+// resumeOf returns WithResume's candles of each of codes, keyed as the
+// codes are (trimmed), in new slices.
+func (s *rangeSpec) resumeOf(codes []string) map[string][]Kline {
+	if len(s.resume) == 0 {
+		return nil
+	}
+	asked := make(map[string]bool, len(codes))
+	for _, c := range codes {
+		asked[c] = true
+	}
+	out := make(map[string][]Kline)
+	for k, ks := range s.resume {
+		if c, err := batch.Code(k); err == nil && asked[c] {
+			out[c] = append(slices.Clip(out[c]), ks...)
+		}
+	}
+	return out
+}
+
+// rangeRun is one range call: its books, and where it logs and reports
+// progress.
 type rangeRun struct {
-	spec   rangeSpec
+	*span.Run[Kline]
+	spec   *rangeSpec
 	path   string
 	logger *slog.Logger
-
-	mu       sync.Mutex
-	codes    []string
-	state    map[string]*codeRange
-	requests int
-	candles  int
-	longest  int          // the longest page any code got; 0 before the first
-	refused  []ChunkError // codes whose pages were refused, not yet collected
+	mu     sync.Mutex // one page at a time, so progress is never reported concurrently
 }
 
 // newRangeRun starts the run of codes, with what WithResume gave of each.
-func newRangeRun(m market, spec rangeSpec, path string, codes []string) (*rangeRun, error) {
-	run := &rangeRun{spec: spec, path: path, logger: m.c.attempt.Logger, codes: codes,
-		state: make(map[string]*codeRange, len(codes))}
-	have := spec.resumeOf(codes)
-	for _, c := range codes {
-		st := &codeRange{done: !spec.from.Before(spec.to)}
-		if !st.done {
-			if err := st.seed(c, have[c], &run.spec); err != nil {
-				return nil, err
-			}
-		}
-		run.state[c] = st
-		run.candles += st.n
+func newRangeRun(m market, spec *rangeSpec, path string, codes []string) (*rangeRun, error) {
+	books, err := span.NewRun(spec.Spec, codes, spec.resumeOf(codes))
+	if err != nil {
+		return nil, invalidArg("WithResume: %v", err)
 	}
-	return run, nil
+	return &rangeRun{Run: books, spec: spec, path: path, logger: m.c.attempt.Logger}, nil
 }
 
-// page records one answered request: candles per code, for the codes of
-// ch. It logs the page and reports progress.
-func (run *rangeRun) page(ctx context.Context, got map[string][]Kline, ch rangeChunk) {
+// page records one answered request, candles per code for the codes of
+// ch, logs it and reports progress.
+func (run *rangeRun) page(ctx context.Context, got map[string][]Kline, ch span.Chunk) {
 	run.mu.Lock()
 	defer run.mu.Unlock()
-	run.requests++
-	added := 0
-	for _, code := range ch.codes {
-		st := run.state[code]
-		if st == nil || st.done {
-			continue
-		}
-		ks := got[code]
+	for _, ks := range got {
 		sortKlines(ks)
-		run.longest = max(run.longest, len(ks))
-		n, refused := st.add(ks, ch.end, &run.spec)
-		if refused != "" {
-			// The response decoded, but what it says of this code cannot
-			// be true: an error of the response, as one that does not
-			// parse would be.
-			run.refused = append(run.refused, ChunkError{Codes: []string{code}, Err: &APIError{
-				StatusCode: http.StatusOK, Path: run.path, Message: fmt.Sprintf("candles of %s %s", code, refused)}})
-		}
-		added += n
 	}
-	run.candles += added
-	p := run.progressLocked()
+	added := run.Page(got, ch)
+	p := run.Progress()
 	if run.logger != nil && run.logger.Enabled(ctx, slog.LevelDebug) {
 		run.logger.LogAttrs(ctx, slog.LevelDebug, "itick kline range page",
 			slog.String("path", run.path), slog.Int("codes", len(got)), slog.Int("candles", added),
@@ -160,30 +155,27 @@ func (run *rangeRun) page(ctx context.Context, got map[string][]Kline, ch rangeC
 			slog.Time("reached", p.Reached))
 	}
 	if run.spec.progress != nil {
-		run.spec.progress(p)
+		run.spec.progress(RangeProgress{Requests: p.Requests, Candles: p.Candles, Codes: p.Codes, Done: p.Done,
+			From: run.spec.From, To: run.spec.To, Reached: p.Reached, fraction: p.Fraction})
 	}
 }
 
-func (run *rangeRun) progressLocked() RangeProgress {
-	p := RangeProgress{Requests: run.requests, Candles: run.candles, Codes: len(run.codes),
-		From: run.spec.from, To: run.spec.to, Reached: run.spec.from}
-	span := run.spec.to.Sub(run.spec.from).Seconds()
-	var sum float64
-	for _, code := range run.codes {
-		st := run.state[code]
-		if st.done {
-			p.Done++
-			sum++
-			continue
-		}
-		end := st.next(run.spec.to)
-		if p.Reached.Before(end) {
-			p.Reached = end
-		}
-		sum += run.spec.to.Sub(end).Seconds() / span
+// refused returns the codes whose pages could not be true since the last
+// call, each with the error of its response: it decoded, but what it
+// says of the code cannot be true, as one that does not parse would be.
+func (run *rangeRun) refused() []ChunkError {
+	var out []ChunkError
+	for _, r := range run.TakeRefused() {
+		out = append(out, ChunkError{Codes: []string{r.Code}, Err: &APIError{
+			StatusCode: http.StatusOK, Path: run.path, Message: fmt.Sprintf("candles of %s %s", r.Code, r.Why)}})
 	}
-	p.fraction = sum / float64(max(len(run.codes), 1))
-	return p
+	return out
+}
+
+// fail ends the range of codes, incomplete, and returns their ChunkError.
+func (run *rangeRun) fail(codes []string, err error) ChunkError {
+	run.Fail(codes)
+	return ChunkError{Codes: codes, Err: err}
 }
 
 // klineRange pages one code's candles back from to with the single-code
@@ -200,23 +192,21 @@ func (m market) klineRange(ctx context.Context, region Region, code string, inte
 	if code, err = batch.Code(code); err != nil {
 		return nil, invalidArg("%v", err)
 	}
-	run, err := newRangeRun(m, spec, m.path("kline"), []string{code})
+	run, err := newRangeRun(m, &spec, m.path("kline"), []string{code})
 	if err != nil {
 		return nil, err
 	}
-	st := run.state[code]
-	for !st.done {
-		end := st.next(spec.to)
-		ks, err := m.kline(ctx, region, code, interval, spec.page, spec.pageOptions(end))
+	for end, more := run.Next(code); more; end, more = run.Next(code) {
+		ks, err := m.kline(ctx, region, code, interval, spec.Page, spec.pageOptions(end))
 		if err != nil {
-			return st.candles(), err
+			return run.Candles(code), err
 		}
-		run.page(ctx, map[string][]Kline{code: ks}, rangeChunk{end: end, codes: []string{code}})
-		if refused := run.takeRefused(); len(refused) > 0 {
-			return st.candles(), refused[0].Err
+		run.page(ctx, map[string][]Kline{code: ks}, span.Chunk{End: end, Codes: []string{code}})
+		if refused := run.refused(); len(refused) > 0 {
+			return run.Candles(code), refused[0].Err
 		}
 	}
-	return st.candles(), nil
+	return run.Candles(code), nil
 }
 
 // klinesRange pages many codes' candles back from to with the batch
@@ -238,14 +228,14 @@ func (m market) klinesRange(ctx context.Context, region Region, codes []string, 
 		return nil, invalidArg("%v", err)
 	}
 	path := m.path("klines")
-	run, err := newRangeRun(m, spec, path, norm)
+	run, err := newRangeRun(m, &spec, path, norm)
 	if err != nil {
 		return nil, err
 	}
 	var failed []ChunkError
 	refused := false
 	for {
-		chunks := run.plan(m.c.batchSize)
+		chunks := run.Plan(m.c.batchSize)
 		if len(chunks) == 0 {
 			break
 		}
@@ -261,22 +251,22 @@ func (m market) klinesRange(ctx context.Context, region Region, codes []string, 
 			case stop == nil && errors.Is(err, ErrRateLimited):
 				stop = err
 			}
-			failed = append(failed, run.fail(chunks[i].codes, err))
+			failed = append(failed, run.fail(chunks[i].Codes, err))
 		}
-		if r := run.takeRefused(); len(r) > 0 {
+		if r := run.refused(); len(r) > 0 {
 			failed, refused = append(failed, r...), true
 		}
 		if stop == nil && ctx.Err() != nil {
 			stop = ctx.Err()
 		}
 		if stop != nil {
-			if rest := run.unfinished(); len(rest) > 0 {
+			if rest := run.Unfinished(); len(rest) > 0 {
 				failed = append(failed, run.fail(rest, stop))
 			}
 			break
 		}
 	}
-	out := run.result()
+	out := run.Result()
 	switch {
 	case len(failed) == 0:
 		return out, nil
@@ -290,15 +280,15 @@ func (m market) klinesRange(ctx context.Context, region Region, codes []string, 
 // to WithConcurrency at a time, and returns each one's error. Until the
 // client has had a success, they go one at a time, as a batch call's
 // chunks do: the first tells whether the token and the plan are good.
-func (m market) sendRound(ctx context.Context, run *rangeRun, path string, chunks []rangeChunk) []error {
-	spec := &run.spec
+func (m market) sendRound(ctx context.Context, run *rangeRun, path string, chunks []span.Chunk) []error {
+	spec := run.spec
 	fetch := func(ctx context.Context, i int) error {
 		ch := chunks[i]
-		req, err := klineQuery(spec.interval, spec.page, spec.pageOptions(ch.end))
+		req, err := klineQuery(spec.interval, spec.Page, spec.pageOptions(ch.End))
 		if err != nil {
 			return err
 		}
-		_, err = fetchBatch(ctx, m.c, path, spec.region, ch.codes, req.query, seriesReader.Read,
+		_, err = fetchBatch(ctx, m.c, path, spec.region, ch.Codes, req.query, seriesReader.Read,
 			func(got map[string][]Kline) { run.page(ctx, got, ch) })
 		return err
 	}
@@ -317,50 +307,4 @@ func (m market) sendRound(ctx context.Context, run *rangeRun, path string, chunk
 	return append(errs, batch.RunUntil(ctx, len(chunks)-first, m.c.concurrency, func(ctx context.Context, i int) error {
 		return fetch(ctx, first+i)
 	}, batchStop)...)
-}
-
-// fail ends the range of codes, incomplete, and returns their ChunkError.
-func (run *rangeRun) fail(codes []string, err error) ChunkError {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	for _, c := range codes {
-		st := run.state[c]
-		st.done, st.failed = true, true
-	}
-	return ChunkError{Codes: codes, Err: err}
-}
-
-// takeRefused returns the codes refused since the last call.
-func (run *rangeRun) takeRefused() []ChunkError {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	r := run.refused
-	run.refused = nil
-	return r
-}
-
-// result returns the candles of every code that has any, oldest first.
-func (run *rangeRun) result() map[string][]Kline {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	out := make(map[string][]Kline, len(run.codes))
-	for _, c := range run.codes {
-		if st := run.state[c]; st.n > 0 {
-			out[c] = st.candles()
-		}
-	}
-	return out
-}
-
-// unfinished returns the codes not yet done, in the caller's order.
-func (run *rangeRun) unfinished() []string {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	var out []string
-	for _, c := range run.codes {
-		if !run.state[c].done {
-			out = append(out, c)
-		}
-	}
-	return out
 }

@@ -1,0 +1,433 @@
+// Package span keeps the books of a candle range call: which candles of
+// each code have arrived, which page each code needs next, which codes can
+// share a request, and whether a page can be true. It knows candles only
+// by their start times, so the SDK's model stays in the root package, and
+// it sends nothing: the caller asks for the pages Plan returns and hands
+// each answer to Page.
+package span
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Unit is how candles of an interval are bounded.
+type Unit int
+
+const (
+	// Hourly candles (an hour or less) are at least their interval apart.
+	Hourly Unit = iota
+	// Daily candles (more than an hour, up to a day) may be an hour
+	// closer: a change of daylight saving time shortens a candle aligned
+	// to a market's clock.
+	Daily
+	// Weekly and Monthly candles may be labelled by their first trading
+	// day, which puts two of them a few days apart, so only their number
+	// is bounded: one per calendar week (month) the range touches.
+	Weekly
+	Monthly
+)
+
+// Spec is a range: [From, To) of candles of one interval, asked for Page
+// at a time.
+type Spec[K any] struct {
+	From, To time.Time
+	Page     int
+	Name     string            // the interval, for messages
+	Time     func(K) time.Time // a candle's start
+
+	gap      time.Duration // the least time between two candles; 0: not checked
+	capacity int           // the most candles [From, To) can hold
+	reach    time.Duration // how far before From a candle still shows a page reached it
+}
+
+// NewSpec returns the Spec of [from, to) for candles of duration d and
+// unit u.
+func NewSpec[K any](from, to time.Time, page int, d time.Duration, u Unit, name string,
+	at func(K) time.Time) Spec[K] {
+	s := Spec[K]{From: from, To: to, Page: page, Name: name, Time: at}
+	span := to.Sub(from)
+	switch u {
+	case Hourly:
+		s.gap = d
+	case Daily:
+		s.gap = d - time.Hour
+	}
+	switch u {
+	case Weekly:
+		s.capacity = ceilDiv(span, 7*24*time.Hour) + 1
+	case Monthly:
+		s.capacity = ceilDiv(span, 28*24*time.Hour) + 1
+	default:
+		s.capacity = ceilDiv(span, s.gap)
+	}
+	// A candle before from within reach is the one just before the range,
+	// as an honest page shows it; one further back is taken for a stray,
+	// which must not end the range. The longest closure between two
+	// candles a market calendar has is well under a month.
+	s.reach = max(31*24*time.Hour, 3*d)
+	return s
+}
+
+func ceilDiv(a, b time.Duration) int {
+	if a <= 0 {
+		return 0
+	}
+	return int((a + b - 1) / b)
+}
+
+// complete reports whether a code whose oldest candle starts at oldest
+// has every candle of the range: none can start between From and it.
+func (s *Spec[K]) complete(oldest time.Time) bool {
+	d := oldest.Sub(s.From)
+	return d <= 0 || d < s.gap
+}
+
+// spacing checks candles (sorted, no two at one time) against the least
+// time between two candles, newer being the start of the next candle
+// after them (zero: none). It returns what is wrong, or "".
+func (s *Spec[K]) spacing(ks []K, newer time.Time) string {
+	if s.gap <= 0 {
+		return ""
+	}
+	for i := 1; i <= len(ks); i++ {
+		a, b := s.Time(ks[i-1]), newer
+		if i < len(ks) {
+			b = s.Time(ks[i])
+		} else if newer.IsZero() {
+			break
+		}
+		if d := b.Sub(a); d < s.gap {
+			return fmt.Sprintf("at %s and %s are %s apart, closer than %s candles can be",
+				a.UTC().Format(time.RFC3339Nano), b.UTC().Format(time.RFC3339Nano), d, s.Name)
+		}
+	}
+	return ""
+}
+
+// overflow says why n candles are more than the range can hold, or "".
+func (s *Spec[K]) overflow(n int) string {
+	if n <= s.capacity {
+		return ""
+	}
+	return fmt.Sprintf("number over %d, the most %s candles from %s to %s can be", s.capacity, s.Name,
+		s.From.UTC().Format(time.RFC3339Nano), s.To.UTC().Format(time.RFC3339Nano))
+}
+
+func (s *Spec[K]) cmp(k K, t time.Time) int { return s.Time(k).Compare(t) }
+
+// Chunk is one request of a round: its codes, and the end of the page it
+// asks for (the page's candles start before End).
+type Chunk struct {
+	End   time.Time
+	Codes []string
+}
+
+// Refusal is a code whose page could not be true, and why.
+type Refusal struct {
+	Code, Why string
+}
+
+// Run is the state of one range call over codes. Its methods are safe for
+// concurrent use.
+type Run[K any] struct {
+	spec Spec[K]
+
+	mu       sync.Mutex
+	codes    []string
+	state    map[string]*code[K]
+	requests int
+	candles  int
+	longest  int // the longest page any code got; 0 before the first
+	refused  []Refusal
+}
+
+// NewRun starts the run of codes (distinct), seeding each from have[code],
+// candles a caller already holds: those in the range are kept, sorted, each
+// time once. Candles in have that the range cannot hold are an error
+// naming the code. The run takes have's slices as its own.
+func NewRun[K any](spec Spec[K], codes []string, have map[string][]K) (*Run[K], error) {
+	run := &Run[K]{spec: spec, codes: codes, state: make(map[string]*code[K], len(codes))}
+	for _, c := range codes {
+		st := &code[K]{done: !spec.From.Before(spec.To)}
+		if !st.done {
+			if err := st.seed(c, have[c], &run.spec); err != nil {
+				return nil, err
+			}
+		}
+		run.state[c] = st
+		run.candles += st.n
+	}
+	return run, nil
+}
+
+// Next is the end of the next page code needs, and whether it needs one.
+func (run *Run[K]) Next(c string) (time.Time, bool) {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	st := run.state[c]
+	return st.next(run.spec.To), !st.done
+}
+
+// Plan returns the next round's requests, none when every code is done.
+// Codes not yet done are taken latest end first (the caller's order among
+// equal ends), and each request takes up to size codes. A code joins a
+// request that ends later than its own end when that costs it at most a
+// tenth of the page: the candles it already holds between the two ends,
+// which come again and are dropped. So codes whose newest candles differ
+// (illiquid or halted products) still share requests, and a request never
+// wastes most of a code's page.
+func (run *Run[K]) Plan(size int) []Chunk {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	type item struct {
+		code string
+		end  time.Time
+		st   *code[K]
+	}
+	var items []item
+	for _, c := range run.codes {
+		if st := run.state[c]; !st.done {
+			items = append(items, item{c, st.next(run.spec.To), st})
+		}
+	}
+	slices.SortStableFunc(items, func(a, b item) int { return b.end.Compare(a.end) })
+	page := run.spec.Page
+	if run.longest > 0 {
+		page = min(page, run.longest) // a service that caps its pages
+	}
+	most := page / 10
+	var out []Chunk
+	for _, it := range items {
+		if n := len(out); n > 0 && len(out[n-1].Codes) < size {
+			ch := &out[n-1]
+			if it.end.Equal(ch.End) || !it.st.solo && it.st.countBefore(ch.End, most, &run.spec) <= most {
+				ch.Codes = append(ch.Codes, it.code)
+				continue
+			}
+		}
+		out = append(out, Chunk{End: it.end, Codes: []string{it.code}})
+	}
+	return out
+}
+
+// Page records one answered request, the candles of each code of ch
+// (sorted, oldest first), and returns the candles it added. A code whose
+// candles cannot be true is done, and TakeRefused returns it.
+func (run *Run[K]) Page(got map[string][]K, ch Chunk) int {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	run.requests++
+	added := 0
+	for _, c := range ch.Codes {
+		st := run.state[c]
+		if st == nil || st.done {
+			continue
+		}
+		ks := got[c]
+		run.longest = max(run.longest, len(ks))
+		n, why := st.add(ks, ch.End, &run.spec)
+		if why != "" {
+			run.refused = append(run.refused, Refusal{Code: c, Why: why})
+		}
+		added += n
+	}
+	run.candles += added
+	return added
+}
+
+// TakeRefused returns the codes refused since the last call.
+func (run *Run[K]) TakeRefused() []Refusal {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	r := run.refused
+	run.refused = nil
+	return r
+}
+
+// Fail ends the range of codes, incomplete.
+func (run *Run[K]) Fail(codes []string) {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	for _, c := range codes {
+		run.state[c].done = true
+	}
+}
+
+// Progress is how far a run has come.
+type Progress struct {
+	Requests, Candles, Codes, Done int
+	Reached                        time.Time // every code not yet done is complete from here to To
+	Fraction                       float64   // of the range, over every code
+}
+
+// Progress returns how far the run has come.
+func (run *Run[K]) Progress() Progress {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	p := Progress{Requests: run.requests, Candles: run.candles, Codes: len(run.codes), Reached: run.spec.From}
+	span := run.spec.To.Sub(run.spec.From).Seconds()
+	var sum float64
+	for _, c := range run.codes {
+		st := run.state[c]
+		if st.done {
+			p.Done++
+			sum++
+			continue
+		}
+		end := st.next(run.spec.To)
+		if p.Reached.Before(end) {
+			p.Reached = end
+		}
+		sum += run.spec.To.Sub(end).Seconds() / span
+	}
+	p.Fraction = sum / float64(max(len(run.codes), 1))
+	return p
+}
+
+// Candles returns code's candles, oldest first.
+func (run *Run[K]) Candles(c string) []K {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return run.state[c].candles()
+}
+
+// Result returns the candles of every code that has any, oldest first.
+func (run *Run[K]) Result() map[string][]K {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	out := make(map[string][]K, len(run.codes))
+	for _, c := range run.codes {
+		if st := run.state[c]; st.n > 0 {
+			out[c] = st.candles()
+		}
+	}
+	return out
+}
+
+// Unfinished returns the codes not yet done, in the caller's order.
+func (run *Run[K]) Unfinished() []string {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	var out []string
+	for _, c := range run.codes {
+		if !run.state[c].done {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// code collects one code's candles, page by page, newest page first. It
+// always holds every candle of the range from oldest to the range's end.
+type code[K any] struct {
+	pages  [][]K
+	oldest time.Time // of the candles kept; zero before the first
+	n      int
+	done   bool
+	// solo is set when a page asked to end after the code's own end
+	// brought nothing older: the next one must end at its own.
+	solo bool
+}
+
+// next is the end of the next page to ask for.
+func (r *code[K]) next(to time.Time) time.Time {
+	if r.oldest.IsZero() {
+		return to
+	}
+	return r.oldest
+}
+
+// seed starts the code's range from candles the caller holds: those in the range, sorted, each time once. None leaves it
+// to be fetched whole.
+func (r *code[K]) seed(c string, ks []K, s *Spec[K]) error {
+	ks = slices.DeleteFunc(ks, func(k K) bool { t := s.Time(k); return t.Before(s.From) || !t.Before(s.To) })
+	if len(ks) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(ks, func(a, b K) int { return s.Time(a).Compare(s.Time(b)) })
+	ks = slices.CompactFunc(ks, func(a, b K) bool { return s.Time(a).Equal(s.Time(b)) })
+	why := s.spacing(ks, time.Time{})
+	if why == "" {
+		why = s.overflow(len(ks))
+	}
+	if why != "" {
+		return fmt.Errorf("candles of %s %s", c, why)
+	}
+	r.pages, r.oldest, r.n = [][]K{ks}, s.Time(ks[0]), len(ks)
+	r.done = s.complete(r.oldest)
+	return nil
+}
+
+// add keeps the candles of page (sorted, oldest first) that are in the
+// range and older than any kept so far, and reports how many; asked is
+// the end the page was asked for. A page that brings nothing older ends
+// the code's range (its history ran out, or the service ignores et), and
+// so does one that reaches back past From. A page that would break what
+// the range can hold is refused: the code's range ends, and add says why.
+func (r *code[K]) add(page []K, asked time.Time, s *Spec[K]) (int, string) {
+	end := r.next(s.To)
+	own := !asked.After(end)
+	r.solo = false
+	hi, _ := slices.BinarySearchFunc(page, end, s.cmp)
+	lo, _ := slices.BinarySearchFunc(page[:hi], s.From, s.cmp)
+	reached := lo > 0 && !s.Time(page[lo-1]).Before(s.From.Add(-s.reach))
+	kept := make([]K, 0, hi-lo)
+	for _, k := range page[lo:hi] {
+		if n := len(kept); n > 0 && s.Time(kept[n-1]).Equal(s.Time(k)) {
+			continue // a service may repeat a candle within a page
+		}
+		kept = append(kept, k)
+	}
+	if len(kept) == 0 {
+		// A page asked to end later than the code's own end may stop
+		// short of it; only one asked for the code's own end, or one
+		// that reaches below it, says there is nothing older.
+		r.solo = !own && !reached && hi < len(page)
+		r.done = !r.solo
+		return 0, ""
+	}
+	var newer time.Time
+	if r.n > 0 {
+		newer = r.oldest
+	}
+	why := s.spacing(kept, newer)
+	if why == "" {
+		why = s.overflow(r.n + len(kept))
+	}
+	if why != "" {
+		r.done = true
+		return 0, why
+	}
+	r.pages = append(r.pages, kept)
+	r.oldest = s.Time(kept[0])
+	r.n += len(kept)
+	r.done = reached || s.complete(r.oldest)
+	return len(kept), ""
+}
+
+// countBefore counts the candles kept that start before t, up to just
+// over most: what a page ending at t brings again.
+func (r *code[K]) countBefore(t time.Time, most int, s *Spec[K]) int {
+	n := 0
+	for i := len(r.pages) - 1; i >= 0 && n <= most; i-- {
+		p := r.pages[i]
+		k, _ := slices.BinarySearchFunc(p, t, s.cmp)
+		n += k
+		if k < len(p) {
+			break
+		}
+	}
+	return n
+}
+
+// candles returns every candle kept, oldest first.
+func (r *code[K]) candles() []K {
+	out := make([]K, 0, r.n)
+	for i := len(r.pages) - 1; i >= 0; i-- {
+		out = append(out, r.pages[i]...)
+	}
+	return out
+}
