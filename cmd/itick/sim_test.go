@@ -118,19 +118,21 @@ func checkSimREST(t *testing.T, base, token string) {
 	}
 }
 
-// checkSimStream subscribes to the simulator's stream with the SDK.
+// checkSimStream subscribes to the simulator's stream with the SDK. It
+// streams a crypto pair: the simulator runs on the real clock, and pushes
+// a stock only while its market trades.
 func checkSimStream(t *testing.T, base, token string) {
 	t.Helper()
 	client, err := itick.NewClient(token, itick.WithBaseURL(base))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := client.Stream(t.Context(), itick.AssetStock)
+	s, err := client.Stream(t.Context(), itick.AssetCrypto)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.Subscribe(t.Context(), []string{"700$HK"}, itick.ChannelQuote); err != nil {
+	if err := s.Subscribe(t.Context(), []string{"BTCUSDT$BA"}, itick.ChannelQuote); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.After(time.Minute)
@@ -141,8 +143,8 @@ func checkSimStream(t *testing.T, base, token string) {
 				t.Fatalf("the stream ended: %v", s.Err())
 			}
 			if q, isQuote := ev.(itick.QuoteEvent); isQuote {
-				if q.Code != "700" || q.Quote.Last <= 0 {
-					t.Errorf("quote event %+v, want one of 700", q)
+				if q.Code != "BTCUSDT" || q.Quote.Last <= 0 {
+					t.Errorf("quote event %+v, want one of BTCUSDT", q)
 				}
 				return
 			}
