@@ -1,11 +1,13 @@
 package itick
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 
 	"github.com/d19c4e34/itick/internal/codec"
 	"github.com/d19c4e34/itick/internal/redact"
+	"github.com/d19c4e34/itick/internal/stream"
 )
 
 // The names below open internals to the external tests (package
@@ -72,3 +74,42 @@ func ConfirmClient(c *Client) { c.confirmed.Store(true) }
 // HandshakeTransport is the transport a stream's handshake dials through
 // for a client whose transport is base.
 var HandshakeTransport = handshakeTransport
+
+// PrevCloses are WithPrevClose's books over a client's stock market, for
+// tests that hand them quotes one by one.
+type PrevCloses struct {
+	p      *prevCloses
+	cancel context.CancelFunc
+}
+
+// NewPrevCloses starts the books, and their renewals, over c.
+func NewPrevCloses(c *Client, report func(error)) *PrevCloses {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := newPrevCloses(market{c, "stock"}, report)
+	go p.renew(ctx)
+	return &PrevCloses{p: p, cancel: cancel}
+}
+
+// Subscribe takes the first snapshot of symbols, as a subscription does.
+func (p *PrevCloses) Subscribe(ctx context.Context, symbols ...string) error {
+	return p.p.snapshotNew(ctx, symbols)
+}
+
+// Fill fills q as a push of symbol is filled.
+func (p *PrevCloses) Fill(symbol string, q *Quote) {
+	sym, err := stream.ParseSymbol(symbol)
+	if err != nil {
+		panic(err)
+	}
+	p.p.fill(sym, q)
+}
+
+// Pending is the number of products marked for renewal or in one.
+func (p *PrevCloses) Pending() int {
+	p.p.mu.RLock()
+	defer p.p.mu.RUnlock()
+	return len(p.p.due)
+}
+
+// Close stops the renewals.
+func (p *PrevCloses) Close() { p.cancel() }

@@ -520,3 +520,67 @@ func TestStreamWithStaleAfterClosesAtOnce(t *testing.T) {
 		t.Fatal("Close still blocked after 10 s")
 	}
 }
+
+// A push of the day before, in flight when the day changed, asks for no
+// renewal; nor do pushes of a day whose renewal was asked for already,
+// though the REST quote lags behind them: one renewal per new day, not
+// one per push.
+func TestStream_PrevCloseRenewsOncePerDay(t *testing.T) {
+	t.Parallel()
+	day := func(n int) time.Time { return time.Date(2025, 3, 3+n, 2, 30, 0, 0, time.UTC) } // 10:30 in Hong Kong
+	var restDay atomic.Int32                                                               // the day REST quotes are of
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		n := int(restDay.Load())
+		fmt.Fprintf(w, `{"code":0,"data":{"700":{"s":"700","ld":120,"p":%d,"t":%d}}}`, 100+n, day(n).UnixMilli())
+	}))
+	defer srv.Close()
+	c := newServerClient(t, srv, testToken)
+	p := itick.NewPrevCloses(c, func(err error) { t.Errorf("renewal failed: %v", err) })
+	defer p.Close()
+	if err := p.Subscribe(t.Context(), "700$HK"); err != nil {
+		t.Fatal(err)
+	}
+	push := func(n int) itick.Quote {
+		q := itick.Quote{Last: 120, Time: day(n)}
+		p.Fill("700$HK", &q)
+		return q
+	}
+	settle := func(what string, wantRequests int32, wantPrev float64) {
+		t.Helper()
+		deadline := time.Now().Add(15 * time.Second)
+		for p.Pending() > 0 || requests.Load() != wantRequests || push(0).PrevClose != wantPrev {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d requests, %d pending, previous close %v; want %d, none and %v",
+					what, requests.Load(), p.Pending(), push(0).PrevClose, wantRequests, wantPrev)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if q := push(0); q.PrevClose != 100 || q.Change != 20 {
+		t.Fatalf("first push: %+v, want the snapshot's previous close", q)
+	}
+
+	restDay.Store(1)
+	push(1) // the next day: one renewal
+	settle("after the day changed", 2, 101)
+	for range 10 {
+		push(0) // in flight from the day before
+	}
+	if n := p.Pending(); n != 0 {
+		t.Errorf("pushes of the day before marked %d products for renewal", n)
+	}
+
+	push(2) // REST still answers with day 1: it lags behind the pushes
+	settle("after the second day changed", 3, 101)
+	for range 10 {
+		push(2)
+	}
+	if n, r := p.Pending(), requests.Load(); n != 0 || r != 3 {
+		t.Errorf("pushes of a day already renewed for: %d pending, %d requests; want none and 3", n, r)
+	}
+	restDay.Store(3)
+	push(3)
+	settle("on the third day", 4, 103)
+}

@@ -40,6 +40,9 @@ type prevCloses struct {
 type prevClose struct {
 	price float64
 	day   int // the snapshot's trading day, yyyymmdd in the market's zone
+	// asked is the latest trading day a renewal was asked for: a REST
+	// quote that lags the pushes does not bring one renewal per push.
+	asked int
 }
 
 // retryAfter is how long a product whose snapshot failed waits before the
@@ -56,7 +59,10 @@ func upperSymbol(s stream.Symbol) stream.Symbol {
 }
 
 // fill sets q's PrevClose, Change and ChangePercent from sym's snapshot, and
-// asks for a new one when q's day is past the snapshot's or there is none.
+// asks for a new one when there is none, or when q's day is past the
+// snapshot's and past any day a renewal was asked for. A push of an
+// earlier day, one that was in flight when the day changed, asks for
+// nothing.
 func (p *prevCloses) fill(sym stream.Symbol, q *Quote) {
 	key := upperSymbol(sym)
 	p.mu.RLock()
@@ -69,30 +75,38 @@ func (p *prevCloses) fill(sym stream.Symbol, q *Quote) {
 	}
 	switch {
 	case !ok:
-		p.schedule(key, false)
-	case !q.Time.IsZero() && tradingDay(q.Time, Region(sym.Region)) != pc.day:
-		p.schedule(key, true)
+		p.schedule(key, 0)
+	case !q.Time.IsZero():
+		if day := tradingDay(q.Time, Region(sym.Region)); day > pc.day && day > pc.asked {
+			p.schedule(key, day)
+		}
 	}
 }
 
-// schedule marks a product for renewal, and with market, every product of
-// its market, whose day has changed too, so that they are renewed
+// schedule marks a product for renewal, and for a new day, every product
+// of its market, whose day has changed too, so that they are renewed
 // together; a product marked already stays as it is.
-func (p *prevCloses) schedule(key stream.Symbol, market bool) {
+func (p *prevCloses) schedule(key stream.Symbol, day int) {
+	marked := false
+	mark := func(k stream.Symbol) {
+		if _, due := p.due[k]; !due {
+			p.due[k] = time.Time{}
+			marked = true
+		}
+	}
 	p.mu.Lock()
-	_, pending := p.due[key]
-	if !pending {
-		p.due[key] = time.Time{}
-		if market {
-			for k := range p.byKey {
-				if _, due := p.due[k]; !due && k.Region == key.Region {
-					p.due[k] = time.Time{}
-				}
+	if day > 0 {
+		for k, pc := range p.byKey {
+			if k.Region == key.Region && pc.day < day && pc.asked < day {
+				pc.asked = day
+				p.byKey[k] = pc
+				mark(k)
 			}
 		}
 	}
+	mark(key)
 	p.mu.Unlock()
-	if !pending {
+	if marked {
 		select {
 		case p.wake <- struct{}{}:
 		default:
@@ -128,7 +142,7 @@ func (p *prevCloses) snapshot(ctx context.Context, syms []stream.Symbol) error {
 				p.due[key] = time.Now().Add(retryAfter)
 				continue
 			}
-			p.byKey[key] = prevClose{price: q.PrevClose, day: tradingDay(q.Time, Region(g.region))}
+			p.byKey[key] = prevClose{price: q.PrevClose, day: tradingDay(q.Time, Region(g.region)), asked: p.byKey[key].asked}
 			delete(p.due, key)
 		}
 		p.mu.Unlock()
