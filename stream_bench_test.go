@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -231,6 +232,7 @@ func BenchmarkStreamDecode(b *testing.B) {
 		dropped := s.Dropped()
 		b.ReportAllocs()
 		b.ResetTimer()
+		allocs := countAllocs()
 		n := 0
 		for b.Loop() {
 			ev, ok := <-s.Events()
@@ -244,6 +246,7 @@ func BenchmarkStreamDecode(b *testing.B) {
 		}
 		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
 		b.ReportMetric(float64(s.Dropped()-dropped)/float64(n), "dropped/event")
+		b.ReportMetric(allocs()/float64(n), "allocs/event")
 	})
 	b.Run("baseline", func(b *testing.B) {
 		h := replayFramesHandler(frames)
@@ -285,6 +288,7 @@ func BenchmarkStreamDecode(b *testing.B) {
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
+		allocs := countAllocs()
 		n := 0
 		for b.Loop() {
 			if read().Data.S == "" {
@@ -293,7 +297,21 @@ func BenchmarkStreamDecode(b *testing.B) {
 			n++
 		}
 		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
+		b.ReportMetric(allocs()/float64(n), "allocs/event")
 	})
+}
+
+// countAllocs starts counting the process's heap allocations, the
+// replaying server's included as allocs/op counts them, and returns how
+// many there have been since: allocs/op rounds the mean to a whole number.
+func countAllocs() func() float64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	start := m.Mallocs
+	return func() float64 {
+		runtime.ReadMemStats(&m)
+		return float64(m.Mallocs - start)
+	}
 }
 
 // replayStream opens a stream to the replay server srv, as a user would,
