@@ -345,31 +345,15 @@ const (
 
 func fanOutCodeList() []string { return codeList("C", fanOutCodes) }
 
-// fanOutQuote holds the fields of a quote the baseline decodes.
-type fanOutQuote struct {
-	S   string  `json:"s"`
-	Ld  float64 `json:"ld"`
-	O   float64 `json:"o"`
-	P   float64 `json:"p"`
-	H   float64 `json:"h"`
-	L   float64 `json:"l"`
-	T   int64   `json:"t"`
-	V   float64 `json:"v"`
-	Tu  float64 `json:"tu"`
-	TS  int64   `json:"ts"`
-	Ch  float64 `json:"ch"`
-	Chp float64 `json:"chp"`
-}
-
 // idealFanOut is the baseline: the fewest requests that carry the codes
 // (chunks of the plan's batch size), run by a fixed number of workers,
 // with net/http and encoding/json and nothing else.
-func idealFanOut(ctx context.Context, hc *http.Client, srv *markettest.Server, codes []string, size, workers int) (map[string]fanOutQuote, error) {
+func idealFanOut(ctx context.Context, hc *http.Client, srv *markettest.Server, codes []string, size, workers int) (map[string]plainQuote, error) {
 	var chunks [][]string
 	for c := range slices.Chunk(codes, size) {
 		chunks = append(chunks, c)
 	}
-	results := make([]map[string]fanOutQuote, len(chunks))
+	results := make([]map[string]plainQuote, len(chunks))
 	// The same worker pool as the SDK's, so only the request and its
 	// decoding differ.
 	errs := batch.Run(ctx, len(chunks), workers, func(ctx context.Context, i int) error {
@@ -377,7 +361,7 @@ func idealFanOut(ctx context.Context, hc *http.Client, srv *markettest.Server, c
 		results[i], err = fanOutRequest(ctx, hc, srv, chunks[i])
 		return err
 	})
-	merged := make(map[string]fanOutQuote, len(codes))
+	merged := make(map[string]plainQuote, len(codes))
 	for i, r := range results {
 		if errs[i] != nil {
 			return nil, errs[i]
@@ -389,7 +373,7 @@ func idealFanOut(ctx context.Context, hc *http.Client, srv *markettest.Server, c
 	return merged, nil
 }
 
-func fanOutRequest(ctx context.Context, hc *http.Client, srv *markettest.Server, codes []string) (map[string]fanOutQuote, error) {
+func fanOutRequest(ctx context.Context, hc *http.Client, srv *markettest.Server, codes []string) (map[string]plainQuote, error) {
 	q := url.Values{"region": {"US"}, "codes": {strings.Join(codes, ",")}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/stock/quotes?"+q.Encode(), nil)
 	if err != nil {
@@ -410,8 +394,8 @@ func fanOutRequest(ctx context.Context, hc *http.Client, srv *markettest.Server,
 		return nil, fmt.Errorf("status %d", resp.StatusCode)
 	}
 	var env struct {
-		Code int                    `json:"code"`
-		Data map[string]fanOutQuote `json:"data"`
+		Code int                   `json:"code"`
+		Data map[string]plainQuote `json:"data"`
 	}
 	if err := json.Unmarshal(body, &env); err != nil {
 		return nil, err
