@@ -28,7 +28,7 @@ func TestGolden(t *testing.T) {
 		{"news", []string{"news", "--limit", "3"}, nil},
 		{"status", []string{"status", "HK"}, nil},
 		{"get", []string{"get", "/symbol/info", "type=stock", "region=HK", "code=700"}, []string{"json"}},
-		{"stream", []string{"stream", "stock", "700$HK", "--channels", "quote,tick,depth,kline@1m", "--count", "4"}, nil},
+		{"stream", []string{"stream", "stock", "AAPL$US", "--channels", "quote,tick,depth,kline@1m", "--count", "4"}, nil},
 	}
 	for _, c := range commands {
 		formats := c.formats
@@ -75,7 +75,7 @@ func TestDefaultFormatToFile(t *testing.T) {
 		{"quote.csv", "quote stock US AAPL MSFT"},
 		{"klines-range.csv", "klines forex GB EURUSD GBPUSD --interval 1d --from 2025-05-01 --to 2025-05-15"},
 		{"status.csv", "status HK"},
-		{"stream.json", "stream stock 700$HK --channels quote,tick,depth,kline@1m --count 4"},
+		{"stream.json", "stream stock AAPL$US --channels quote,tick,depth,kline@1m --count 4"},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			t.Parallel()

@@ -55,7 +55,9 @@ func TestMain(m *testing.M) {
 }
 
 // fixedNow is the simulators' clock: a Monday, with the US market open, so
-// every answer is the same on every run.
+// every answer is the same on every run. The stream pushes a product only
+// while its market trades, so the stream tests use US stocks: Hong Kong's
+// market is closed at this hour.
 var fixedNow = time.Date(2025, 6, 2, 14, 30, 0, 0, time.UTC)
 
 // newServer starts a simulator on the fixed clock, closed with the test.

@@ -16,7 +16,7 @@ import (
 // waits for its first event.
 func startStream(t *testing.T, srv *markettest.Server, args ...string) (*exec.Cmd, *lineLog, *bytes.Buffer) {
 	t.Helper()
-	cmd := itickCmd(t, serverEnv(srv), append([]string{"stream", "stock", "700$HK", "--format", "json"}, args...)...)
+	cmd := itickCmd(t, serverEnv(srv), append([]string{"stream", "stock", "AAPL$US", "--format", "json"}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestStreamShowsGap(t *testing.T) {
 		t.Fatalf("dropped %d connections, want 1", n)
 	}
 	i, gap := lines.waitFrom(t, 0, time.Minute, "a gap", eventIs("gap"))
-	if !strings.Contains(gap, "700$HK") || !strings.Contains(gap, "connection 0 was down from") {
+	if !strings.Contains(gap, "AAPL$US") || !strings.Contains(gap, "connection 0 was down from") {
 		t.Errorf("gap line %q does not say which products missed what", gap)
 	}
 	lines.waitFrom(t, i+1, time.Minute, "a quote after the gap", eventIs("quote"))
