@@ -55,7 +55,7 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{"ok", serverEnv(plain), []string{"quote", "stock", "US", "AAPL", "--format", "csv"}, exitOK, "",
 			"code,last,change,change_percent,time,open,high,low,prev_close,volume,turnover,status\n" +
-				"AAPL,149.46,3.05,2.08,2025-06-02T14:30:00Z,149.37,149.81,149.37,146.41,627216,93770360.04,normal\n"},
+				"AAPL,149.46,3.05,2.08,2025-06-02T14:30:00Z,149.37,149.72,149.37,146.41,627216,93756247.68,normal\n"},
 
 		{"no arguments", serverEnv(plain), []string{"quote", "stock"}, exitUsage,
 			`^itick: quote takes at least 3 arguments, got 1: itick quote CLASS REGION CODE\.\.\. \(see itick quote --help\)$`, ""},
