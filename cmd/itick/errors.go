@@ -69,6 +69,27 @@ func missingErr(codes []string) error {
 	return missingError{codes}
 }
 
+// keptError is a failure after which the command still wrote part of what
+// was asked for; kept says which part, so that every message, even one
+// that leaves out err's text, tells the user what is missing.
+type keptError struct {
+	err  error
+	kept string
+}
+
+func (e keptError) Error() string { return e.err.Error() + "; " + e.kept }
+
+func (e keptError) Unwrap() error { return e.err }
+
+// keptNote is "; " and what err's keptError says was written, or "".
+func keptNote(err error) string {
+	var ke keptError
+	if !errors.As(err, &ke) {
+		return ""
+	}
+	return "; " + ke.kept
+}
+
 // maxNamed is how many codes a message names before it counts the rest.
 const maxNamed = 20
 
@@ -83,7 +104,7 @@ func partial(err error, be *itick.BatchError) error {
 	if len(codes) > maxNamed {
 		named += fmt.Sprintf(" and %d more", len(codes)-maxNamed)
 	}
-	return fmt.Errorf("%w; no result for %s", err, named)
+	return keptError{err, "no result for " + named}
 }
 
 // withTimeout turns an error caused by the end of a --timeout context into
@@ -115,7 +136,6 @@ func (a *app) classify(cmd *cobra.Command, err error) (int, string) {
 	}
 	var ue usageError
 	var ie interruptedError
-	var apiErr *itick.APIError
 	var te timeoutError
 	var netErr net.Error
 	text := detail(err)
@@ -131,21 +151,25 @@ func (a *app) classify(cmd *cobra.Command, err error) (int, string) {
 		return exitUnauthorized, fmt.Sprintf("the service refused the token (%s): set ITICK_TOKEN to a valid token, "+
 			"and ITICK_BASE_URL if your account has its own host", text)
 	case errors.Is(err, itick.ErrRateLimited):
-		d := time.Duration(0)
-		if errors.As(err, &apiErr) {
-			d = apiErr.RetryAfter
-		}
-		if d == 0 {
+		d, ok := itick.RetryAfter(err)
+		if !ok {
 			d = quotaWait
+		}
+		if waitable(err) {
+			// The request's text says nothing the user can act on.
+			return exitRateLimited, fmt.Sprintf("the quota is spent: %s, or raise --timeout to wait for it%s",
+				tryAgain(d), keptNote(err))
 		}
 		return exitRateLimited, fmt.Sprintf("the quota is spent (%s): %s", text, tryAgain(d))
 	case errors.Is(err, context.DeadlineExceeded) && quotaHit:
+		// The time ran out while the client waited after a 429, one
+		// without a Retry-After most often, so the error is the deadline's.
 		ran := "the time ran out"
 		if errors.As(err, &te) {
 			ran = fmt.Sprintf("--timeout %s passed", te.d)
 		}
 		return exitRateLimited, fmt.Sprintf("the quota is spent: the service answered HTTP 429, and %s while the "+
-			"client waited for room: %s", ran, tryAgain(quotaWait))
+			"client waited for room: %s%s", ran, tryAgain(quotaWait), keptNote(err))
 	case errors.Is(err, itick.ErrInvalidArgument):
 		return exitInvalid, fmt.Sprintf("%s (see %s)", text, help)
 	case errors.Is(err, itick.ErrPlanLimit):
@@ -160,6 +184,23 @@ func (a *app) classify(cmd *cobra.Command, err error) (int, string) {
 	default:
 		return exitFailure, text
 	}
+}
+
+// sdkMaxRetryAfter is the longest Retry-After the SDK waits out, as its
+// documentation says; a 429 asking for more ends the call whatever time
+// is left.
+const sdkMaxRetryAfter = time.Minute
+
+// waitable reports whether a spent quota ended the call only because the
+// wait for room, the service's Retry-After or the plan's pace, would pass
+// the deadline: the SDK gives up at once then, and a longer --timeout
+// would have waited.
+func waitable(err error) bool {
+	if !errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var apiErr *itick.APIError
+	return !errors.As(err, &apiErr) || apiErr.RetryAfter <= sdkMaxRetryAfter
 }
 
 // tryAgain says when a spent quota has room again: after d, when the

@@ -6,9 +6,12 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/markettest"
@@ -26,10 +29,14 @@ func TestExitCodes(t *testing.T) {
 	// comes at once.
 	spentLong := newServer(t, markettest.WithQuota(1), markettest.WithQuotaWindow(2*time.Minute))
 	spend(t, spentLong)
-	// Spent for a minute: the client waits for room, and --timeout ends
-	// the wait first.
+	// Spent for a minute: within the minute the SDK waits, but past
+	// --timeout, so the answer comes at once too.
 	spentMinute := newServer(t, markettest.WithQuota(1))
 	spend(t, spentMinute)
+	// Every request answered 429 without a Retry-After: the client backs
+	// off and tries again, and --timeout ends the wait.
+	noRetryAfter := newServer(t)
+	noRetryAfter.Inject(markettest.Fault{Kind: markettest.FaultStatus, Status: http.StatusTooManyRequests})
 
 	usOnly := newServer(t, markettest.WithRegions(itick.RegionUS))
 	oneCode := newServer(t, markettest.WithBatchSize(1))
@@ -99,8 +106,12 @@ func TestExitCodes(t *testing.T) {
 		{"quota spent", serverEnv(spentLong), []string{"quote", "stock", "US", "AAPL"}, exitRateLimited,
 			`^itick: the quota is spent \(.*HTTP 429.*\): try again in 2m0s \(at \d\d:\d\d:\d\d UTC\)$`, ""},
 		{"quota spent past --timeout", serverEnv(spentMinute), []string{"quote", "stock", "US", "AAPL", "--timeout", "3s"},
-			exitRateLimited, `^itick: the quota is spent: the service answered HTTP 429, and --timeout 3s passed while ` +
-				`the client waited for room: try again in ([1-5]?\ds|1m0s) \(at \d\d:\d\d:\d\d UTC\)$`, ""},
+			exitRateLimited, `^itick: the quota is spent: try again in 1m0s \(at \d\d:\d\d:\d\d UTC\), ` +
+				`or raise --timeout to wait for it$`, ""},
+		{"429 without Retry-After until --timeout", serverEnv(noRetryAfter),
+			[]string{"quote", "stock", "US", "AAPL", "--timeout", "1s"}, exitRateLimited,
+			`^itick: the quota is spent: the service answered HTTP 429, and --timeout 1s passed while ` +
+				`the client waited for room: try again in a minute$`, ""},
 
 		{"outside the plan's markets", serverEnv(usOnly), []string{"quote", "stock", "HK", "700", "--format", "csv"},
 			exitNotFound, `^itick: no data for 700: check the class, region and codes`,
@@ -181,5 +192,66 @@ func TestPartialBatch(t *testing.T) {
 	}
 	if !regexp.MustCompile(`^itick: .*HTTP 400.*; no result for C10\n$`).MatchString(r.stderr) {
 		t.Errorf("stderr %q does not name C10 on one line", r.stderr)
+	}
+}
+
+// TestQuotaSpentMidBatch spends the quota between the two chunks of a
+// batch: the chunk that got through is written, and the one line says
+// when to try again and names the codes of the chunk that did not.
+func TestQuotaSpentMidBatch(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, markettest.WithQuota(1))
+	codes := make([]string, 11) // two chunks on the Base plan: C00 to C09, and C10
+	for i := range codes {
+		codes[i] = fmt.Sprintf("C%02d", i)
+	}
+	r := runCLI(t, serverEnv(srv), append([]string{"quote", "stock", "US", "--format", "csv", "--timeout", "3s"}, codes...)...)
+	if r.code != exitRateLimited {
+		t.Errorf("exit code %d, want %d; stderr %q", r.code, exitRateLimited, r.stderr)
+	}
+	m := regexp.MustCompile(`^itick: the quota is spent: try again in 1m0s \(at \d\d:\d\d:\d\d UTC\), ` +
+		`or raise --timeout to wait for it; no result for ([C0-9 ]+)\n$`).FindStringSubmatch(r.stderr)
+	if m == nil {
+		t.Fatalf("stderr %q is not one line saying when to try again and naming the codes", r.stderr)
+	}
+	// Which chunk the quota lets through is a race; between them, the
+	// rows and the message hold every code once.
+	got := strings.Fields(m[1])
+	for _, row := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")[1:] {
+		got = append(got, strings.Split(row, ",")[0])
+	}
+	sort.Strings(got)
+	if diff := cmp.Diff(codes, got); diff != "" {
+		t.Errorf("rows and named codes differ from the codes asked for (-want +got):\n%s\nstdout %q", diff, r.stdout)
+	}
+}
+
+// TestQuotaWaitWithinTimeout holds the quota message to its word: the
+// quota's wait passes --timeout, and a --timeout past the wait it names
+// waits for room and gets the quote. The simulator runs on the real
+// clock here, which its quota window needs to pass; a crypto quote is
+// there at any hour.
+func TestQuotaWaitWithinTimeout(t *testing.T) {
+	t.Parallel()
+	srv := markettest.NewServer(markettest.WithQuota(1), markettest.WithQuotaWindow(10*time.Second))
+	t.Cleanup(srv.Close)
+	spend(t, srv)
+	args := []string{"quote", "crypto", "BA", "BTCUSDT", "--format", "csv"}
+
+	r := runCLI(t, serverEnv(srv), append(args, "--timeout", "2s")...)
+	m := regexp.MustCompile(`^itick: the quota is spent: try again in (\d+s) \(at \d\d:\d\d:\d\d UTC\), ` +
+		`or raise --timeout to wait for it\n$`).FindStringSubmatch(r.stderr)
+	if r.code != exitRateLimited || m == nil || r.stdout != "" {
+		t.Fatalf("exit code %d, stdout %q, stderr %q; want %d, nothing, and when to try again",
+			r.code, r.stdout, r.stderr, exitRateLimited)
+	}
+	wait, err := time.ParseDuration(m[1])
+	if err != nil || wait <= 0 || wait > 10*time.Second {
+		t.Fatalf("try again in %s: want a wait within the quota's window of 10s", m[1])
+	}
+
+	r = runCLI(t, serverEnv(srv), append(args, "--timeout", (wait+20*time.Second).String())...)
+	if r.code != exitOK || r.stderr != "" || !strings.Contains(r.stdout, "\nBTCUSDT,") {
+		t.Errorf("with --timeout past the wait: exit code %d, stdout %q, stderr %q; want the quote", r.code, r.stdout, r.stderr)
 	}
 }

@@ -11,9 +11,11 @@ import (
 )
 
 // quotaWatch is the transport under the client: it remembers the last HTTP
-// 429 and its Retry-After. When a command runs out of time while the client
-// waits out a spent quota, the error is the deadline's, and this is what
-// tells the user it was the quota, and when to try again.
+// 429 and its Retry-After. A wait that would pass the deadline ends the call
+// at once with an error that says it was the quota; but when the time runs
+// out while the client backs off after a 429, most often one without a
+// Retry-After, the error is the deadline's, and this is what tells the user
+// it was the quota, and when to try again.
 type quotaWatch struct {
 	base http.RoundTripper
 

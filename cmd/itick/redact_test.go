@@ -85,6 +85,12 @@ func TestTokenNeverPrinted(t *testing.T) {
 		switch r.URL.Path {
 		case "/echo":
 			fmt.Fprintf(w, `{"code":0,"msg":"ok","data":{"seen":%q,"header":%q}}`, echo, r.Header.Get("token"))
+		case "/stock/quotes":
+			// Past the minute the SDK waits, so the message keeps the
+			// service's text.
+			w.Header().Set("Retry-After", "120")
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprintf(w, `{"code":429,"msg":"rate limit exceeded for %s","data":null}`, echo)
 		case "/news":
 			fmt.Fprintf(w, `{"code":0,"msg":"ok","data":{"data":[{"id":"1","te":%q,"pt":1748874600,"pv":%q}],`+
 				`"pagination":{"hasMore":false,"count":1}}}`, echo, echo)
@@ -102,6 +108,7 @@ func TestTokenNeverPrinted(t *testing.T) {
 		{"news", "--format", "table"},
 		{"news", "--format", "csv"},
 		{"status", "US", "--timeout", "5s"},
+		{"quote", "stock", "US", "AAPL"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			t.Parallel()
