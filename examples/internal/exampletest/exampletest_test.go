@@ -1,0 +1,304 @@
+package exampletest
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/d19c4e34/itick/internal/testutil"
+	"github.com/d19c4e34/itick/markettest"
+)
+
+// TestMain makes this test binary a program of its own for MainHelp and
+// Command: -h prints a usage, -exit3 exits with status 3.
+func TestMain(m *testing.M) {
+	Main(m, func() {
+		switch os.Args[1] {
+		case "-h":
+			fmt.Print("Usage: fake\n\nFake does nothing.\n")
+		case "-exit3":
+			os.Exit(3)
+		}
+	})
+}
+
+// recorder is a testing.TB that records failures instead of failing the
+// test, so a test can check that a check fails when it should.
+type recorder struct {
+	testing.TB
+	errs  []string
+	fatal bool
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.Errorf(format, args...)
+	r.fatal = true
+	runtime.Goexit()
+}
+
+// check runs f with a recorder over t, in a goroutine of its own so that
+// a Fatalf ends f alone, and returns the recorder.
+func check(t *testing.T, f func(tb testing.TB)) *recorder {
+	r := &recorder{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f(r)
+	}()
+	<-done
+	return r
+}
+
+func TestMainHelp(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		usage    string
+		more     []string
+		wantErrs int
+	}{
+		{"usage and more", "Usage: fake\n", []string{"Fake does"}, 0},
+		{"other usage", "Usage: other\n", nil, 1},
+		{"more missing", "Usage: fake\n", []string{"Fake does", "-flag string"}, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := check(t, func(tb testing.TB) { MainHelp(tb, tt.usage, tt.more...) })
+			if len(r.errs) != tt.wantErrs || r.fatal {
+				t.Errorf("failures %q (fatal %v), want %d", r.errs, r.fatal, tt.wantErrs)
+			}
+		})
+	}
+}
+
+func TestCommandRunsMain(t *testing.T) {
+	var ee *exec.ExitError
+	if err := Command(t.Context(), "-exit3").Run(); !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Errorf("-exit3: %v, want exit status 3 from main", err)
+	}
+}
+
+// fakeRun is a program's run that takes only -h, or any argument when
+// lax, and says it is offline, with its arguments and how many simulator
+// options it was given.
+func fakeRun(lax bool) Run {
+	return func(ctx context.Context, args []string, w io.Writer, sim ...markettest.Option) error {
+		fs := flag.NewFlagSet("fake", flag.ContinueOnError)
+		fs.SetOutput(w)
+		fs.Usage = func() { fmt.Fprint(w, "Usage: fake\n") }
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		if fs.NArg() > 0 && !lax {
+			return errors.New("unexpected arguments")
+		}
+		fmt.Fprintf(w, "ITICK_TOKEN is not set: using the offline simulator at http://127.0.0.1:4321 (synthetic data).\nargs %q, %d options\n", args, len(sim))
+		return nil
+	}
+}
+
+func TestRunRejectsArguments(t *testing.T) {
+	r := check(t, func(tb testing.TB) {
+		if got := RunRejectsArguments(tb, fakeRun(false), "Usage: fake\n", []string{"-x"}); got != "Usage: fake\n" {
+			tb.Errorf("returned %q, want the usage", got)
+		}
+	})
+	if len(r.errs) != 0 {
+		t.Errorf("a strict program: %q", r.errs)
+	}
+	r = check(t, func(tb testing.TB) { RunRejectsArguments(tb, fakeRun(true), "Usage: fake\n", []string{"more"}) })
+	if len(r.errs) != 2 || !strings.Contains(r.errs[0], `["extra"]: accepted`) {
+		t.Errorf("a program taking any argument: %q, want extra and more accepted", r.errs)
+	}
+	r = check(t, func(tb testing.TB) { RunRejectsArguments(tb, fakeRun(false), "Usage: other\n") })
+	if len(r.errs) != 1 || !strings.Contains(r.errs[0], "-h: ") {
+		t.Errorf("another usage: %q", r.errs)
+	}
+}
+
+func TestCheckOffline(t *testing.T) {
+	for _, tt := range []struct {
+		out  string
+		want bool
+	}{
+		{"ITICK_TOKEN is not set: using the offline simulator at http://127.0.0.1:4321 (synthetic data).\nmore\n", true},
+		{"ITICK_TOKEN is not set: using the offline simulator at http://127.0.0.1:4321 (synthetic data).", true},
+		{"ITICK_TOKEN is not set: using the offline simulator at http://10.0.0.1:4321 (synthetic data).\n", false},
+		{"Using the iTick service at https://api.itick.org (ITICK_TOKEN is set).\n", false},
+		{"\nITICK_TOKEN is not set: using the offline simulator at http://127.0.0.1:4321 (synthetic data).\n", false},
+	} {
+		r := check(t, func(tb testing.TB) { CheckOffline(tb, tt.out) })
+		if got := len(r.errs) == 0; got != tt.want {
+			t.Errorf("CheckOffline(%q): passes %v, want %v", tt.out, got, tt.want)
+		}
+	}
+}
+
+func TestRunOffline(t *testing.T) {
+	t.Setenv("ITICK_TOKEN", "set")
+	var token string
+	run := func(ctx context.Context, args []string, w io.Writer, sim ...markettest.Option) error {
+		token = os.Getenv("ITICK_TOKEN")
+		return fakeRun(false)(ctx, args, w, sim...)
+	}
+	out := RunOffline(t, run, Weekend)
+	if !strings.HasSuffix(out, "(synthetic data).\nargs [], 1 options\n") || token != "" {
+		t.Errorf("output %q with ITICK_TOKEN=%q", out, token)
+	}
+	r := check(t, func(tb testing.TB) { RunOffline(tb, fakeRun(false), Weekend, "extra") })
+	if !r.fatal || !strings.Contains(r.errs[0], "unexpected arguments") {
+		t.Errorf("a failing run: %q (fatal %v)", r.errs, r.fatal)
+	}
+}
+
+func TestMatchAll(t *testing.T) {
+	r := check(t, func(tb testing.TB) { MatchAll(tb, "a 12\nb 3\n", `a \d+`, `(?m)^b \d$`, `c`, `a 1$`) })
+	if len(r.errs) != 2 || !strings.HasPrefix(r.errs[0], "output lacks c:") || !strings.HasPrefix(r.errs[1], "output lacks a 1$:") {
+		t.Errorf("failures %q, want c and a 1$ missing", r.errs)
+	}
+}
+
+func TestUseServer(t *testing.T) {
+	srv := markettest.NewServer(markettest.WithToken("env-token"))
+	defer srv.Close()
+	UseServer(t, srv)
+	if os.Getenv("ITICK_TOKEN") != "env-token" || os.Getenv("ITICK_BASE_URL") != srv.URL {
+		t.Errorf("ITICK_TOKEN=%q ITICK_BASE_URL=%q", os.Getenv("ITICK_TOKEN"), os.Getenv("ITICK_BASE_URL"))
+	}
+}
+
+func TestWaitMatch(t *testing.T) {
+	re := regexp.MustCompile(`at (\S+) `)
+	var out testutil.SyncBuffer
+	done := make(chan error, 1)
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		fmt.Fprint(&out, "serving at http://x ")
+	}()
+	if m := WaitMatch(t, &out, re, done, time.Minute); m[1] != "http://x" {
+		t.Errorf("submatches %q", m)
+	}
+
+	done <- errors.New("boom")
+	r := check(t, func(tb testing.TB) { WaitMatch(tb, new(testutil.SyncBuffer), re, done, time.Minute) })
+	if !r.fatal || !strings.Contains(r.errs[0], "returned boom") {
+		t.Errorf("a program that returned: %q (fatal %v)", r.errs, r.fatal)
+	}
+	r = check(t, func(tb testing.TB) { WaitMatch(tb, new(testutil.SyncBuffer), re, nil, 30*time.Millisecond) })
+	if !r.fatal || !strings.Contains(r.errs[0], "no match") {
+		t.Errorf("a program that never prints: %q (fatal %v)", r.errs, r.fatal)
+	}
+}
+
+func TestWaitFor(t *testing.T) {
+	n := 0
+	WaitFor(t, time.Minute, "three calls", func() bool { n++; return n == 3 })
+	if n != 3 {
+		t.Errorf("%d calls, want 3", n)
+	}
+	r := check(t, func(tb testing.TB) { WaitFor(tb, 30*time.Millisecond, "never", func() bool { return false }) })
+	if !r.fatal || !strings.Contains(r.errs[0], "waiting until never") {
+		t.Errorf("a condition that never holds: %q (fatal %v)", r.errs, r.fatal)
+	}
+}
+
+func TestReturned(t *testing.T) {
+	done := make(chan error, 1)
+	done <- io.EOF
+	if err := Returned(t, done, time.Minute); err != io.EOF {
+		t.Errorf("Returned = %v, want the error sent", err)
+	}
+	r := check(t, func(tb testing.TB) { Returned(tb, make(chan error), 30*time.Millisecond) })
+	if !r.fatal || !strings.Contains(r.errs[0], "did not return") {
+		t.Errorf("a program that never returns: %q (fatal %v)", r.errs, r.fatal)
+	}
+}
+
+// TestClocks checks that each clock is what its name says: which of the
+// New York and Hong Kong markets trade then.
+func TestClocks(t *testing.T) {
+	newYork, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hongKong, err := time.LoadLocation("Asia/Hong_Kong")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// trading reports whether t falls in a weekday's session from open to
+	// close, local time, in minutes after midnight.
+	trading := func(t time.Time, loc *time.Location, open, close int) bool {
+		l := t.In(loc)
+		m := l.Hour()*60 + l.Minute()
+		return IsWeekday(l.Weekday()) && m >= open && m < close
+	}
+	want := map[string][2]bool{ // New York, Hong Kong
+		"weekend":           {false, false},
+		"night":             {false, false},
+		"New York trading":  {true, false},
+		"Hong Kong trading": {false, true},
+	}
+	clocks := Clocks()
+	if len(clocks) != len(want) {
+		t.Errorf("%d clocks, want %d", len(clocks), len(want))
+	}
+	for name, at := range clocks {
+		got := [2]bool{trading(at, newYork, 9*60+30, 16*60), trading(at, hongKong, 9*60+30, 16*60)}
+		if got != want[name] {
+			t.Errorf("%s (%s): New York and Hong Kong trading %v, want %v", name, at, got, want[name])
+		}
+	}
+	if Weekend.Weekday() != time.Saturday {
+		t.Errorf("Weekend is a %s", Weekend.Weekday())
+	}
+}
+
+// TestRecent checks that Recent is before now, at the time asked, on a
+// day accepted, and that no later such instant is before now.
+func TestRecent(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		day    func(time.Weekday) bool
+		hh, mm int
+	}{
+		{"weekend noon", IsWeekend, 12, 0},
+		{"weekday 00:30", IsWeekday, 0, 30},
+		{"weekday 23:59", IsWeekday, 23, 59},
+		{"Monday", func(d time.Weekday) bool { return d == time.Monday }, 15, 30},
+	} {
+		now := time.Now().UTC()
+		got := Recent(tt.day, tt.hh, tt.mm)
+		if !got.Before(now) || !tt.day(got.Weekday()) || got.Hour() != tt.hh || got.Minute() != tt.mm || got.Location() != time.UTC {
+			t.Errorf("%s: %s", tt.name, got)
+		}
+		for later := got.AddDate(0, 0, 1); later.Before(now); later = later.AddDate(0, 0, 1) {
+			if tt.day(later.Weekday()) {
+				t.Errorf("%s: %s, but %s is later and before now", tt.name, got, later)
+			}
+		}
+		if now.Sub(got) > 7*24*time.Hour {
+			t.Errorf("%s: %s is more than a week before %s", tt.name, got, now)
+		}
+	}
+	for name, at := range RecentClocks() {
+		if !at.Before(time.Now()) || IsWeekend(at.Weekday()) != (name == "weekend") {
+			t.Errorf("RecentClocks()[%q] = %s", name, at)
+		}
+	}
+	if n := len(RecentClocks()); n != 3 {
+		t.Errorf("%d recent clocks, want 3", n)
+	}
+}
