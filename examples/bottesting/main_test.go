@@ -1,20 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"errors"
-	"flag"
 	"net/http"
-	"os"
-	"os/exec"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/examples/internal/exampletest"
 	"github.com/d19c4e34/itick/markettest"
 )
 
@@ -24,7 +20,7 @@ var now = time.Date(2025, 1, 6, 12, 30, 0, 0, time.UTC)
 // newBot starts a simulator and a bot that talks to it.
 func newBot(t *testing.T, opts ...markettest.Option) (*Bot, *markettest.Server) {
 	t.Helper()
-	srv := markettest.NewServer(append([]markettest.Option{markettest.WithClock(func() time.Time { return now }),
+	srv := markettest.NewServer(append([]markettest.Option{exampletest.At(now),
 		markettest.WithSeed(42)}, opts...)...)
 	t.Cleanup(srv.Close)
 	client, err := srv.Client()
@@ -123,27 +119,10 @@ func TestBotStopsOnAWrongToken(t *testing.T) {
 	}
 }
 
-// clockTimes are the simulator's clocks the program is run at: a
-// weekend, a night when the stock markets are closed, and trading hours.
-var clockTimes = map[string]time.Time{
-	"weekend":           time.Date(2025, 6, 7, 12, 0, 0, 0, time.UTC),
-	"night":             time.Date(2025, 6, 5, 0, 30, 0, 0, time.UTC),
-	"New York trading":  time.Date(2025, 6, 4, 15, 30, 0, 0, time.UTC),
-	"Hong Kong trading": time.Date(2025, 6, 4, 3, 0, 0, 0, time.UTC),
-}
-
 func TestRunOffline(t *testing.T) {
-	t.Setenv("ITICK_TOKEN", "")
-	for name, at := range clockTimes {
+	for name, at := range exampletest.Clocks() {
 		t.Run(name, func(t *testing.T) {
-			var buf bytes.Buffer
-			if err := run(t.Context(), nil, &buf, markettest.WithClock(func() time.Time { return at })); err != nil {
-				t.Fatal(err)
-			}
-			out := buf.String()
-			if first, _, _ := strings.Cut(out, "\n"); !strings.HasPrefix(first, "ITICK_TOKEN is not set: using the offline simulator at http://127.0.0.1:") {
-				t.Errorf("the first line does not say the simulator is used: %q", first)
-			}
+			out := exampletest.RunOffline(t, run, at)
 			if !regexp.MustCompile(`offline simulator[^\n]*\n\nSignals from the last price against the 24-hour average \(act beyond 0\.5%\):\n\s+SYMBOL\s+LAST\s+AVERAGE\s+ACTION\n`).MatchString(out) {
 				t.Errorf("no header:\n%s", out)
 			}
@@ -156,39 +135,16 @@ func TestRunOffline(t *testing.T) {
 	}
 }
 
-// TestMain runs the program itself when the test binary is started with
-// RUN_MAIN=1, so a test can check what main does with its arguments.
-func TestMain(m *testing.M) {
-	if os.Getenv("RUN_MAIN") == "1" {
-		main()
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
+// TestMain lets MainHelp run main in a process of its own.
+func TestMain(m *testing.M) { exampletest.Main(m, main) }
 
 // TestRunRejectsArguments: -h prints the usage and reports flag.ErrHelp;
 // an argument the program does not take is an error.
 func TestRunRejectsArguments(t *testing.T) {
-	t.Setenv("ITICK_TOKEN", "")
-	var buf bytes.Buffer
-	if err := run(t.Context(), []string{"-h"}, &buf); !errors.Is(err, flag.ErrHelp) ||
-		!strings.HasPrefix(buf.String(), "Usage: bottesting\n\nBottesting runs ") {
-		t.Errorf("-h: %v, printed %q", err, buf.String())
-	}
-	if err := run(t.Context(), []string{"extra"}, &buf); err == nil {
-		t.Error("an argument was accepted")
-	}
+	exampletest.RunRejectsArguments(t, run, "Usage: bottesting\n\nBottesting runs ")
 }
 
 // TestMainHelp runs the program with -h: usage on stdout, exit status 0.
 func TestMainHelp(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-h")
-	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=", "GORACE=atexit_sleep_ms=0")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("-h: %v", err)
-	}
-	if !strings.HasPrefix(string(out), "Usage: bottesting\n") {
-		t.Errorf("-h printed %q", out)
-	}
+	exampletest.MainHelp(t, "Usage: bottesting\n\nBottesting runs ")
 }
