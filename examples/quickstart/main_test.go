@@ -3,26 +3,18 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/d19c4e34/itick/examples/internal/exampletest"
 	"github.com/d19c4e34/itick/markettest"
 )
 
-// TestMain runs the program itself when the test binary is started with
-// RUN_MAIN=1, so a test can check what main does with its arguments.
-func TestMain(m *testing.M) {
-	if os.Getenv("RUN_MAIN") == "1" {
-		main()
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
+// TestMain lets MainHelp run main in a process of its own.
+func TestMain(m *testing.M) { exampletest.Main(m, main) }
 
 // clockTimes are instants the program must work at, and what the stock
 // markets are doing then.
@@ -31,27 +23,19 @@ var clockTimes = []struct {
 	at     time.Time
 	hk, us string
 }{
-	{"weekend", time.Date(2025, 6, 7, 12, 0, 0, 0, time.UTC), "closed for the weekend", "closed for the weekend"},
-	{"night", time.Date(2025, 6, 5, 0, 30, 0, 0, time.UTC), "closed", "closed"},
-	{"New York trading", time.Date(2025, 6, 4, 15, 30, 0, 0, time.UTC), "closed", "open"},
-	{"Hong Kong trading", time.Date(2025, 6, 4, 3, 0, 0, 0, time.UTC), "open", "closed"},
+	{"weekend", exampletest.Weekend, "closed for the weekend", "closed for the weekend"},
+	{"night", exampletest.Night, "closed", "closed"},
+	{"New York trading", exampletest.NewYorkTrading, "closed", "open"},
+	{"Hong Kong trading", exampletest.HongKongTrading, "open", "closed"},
 }
 
 func TestRunOffline(t *testing.T) {
-	t.Setenv("ITICK_TOKEN", "")
 	for _, ct := range clockTimes {
 		t.Run(ct.name, func(t *testing.T) {
-			var buf bytes.Buffer
-			if err := run(t.Context(), nil, &buf, markettest.WithClock(func() time.Time { return ct.at })); err != nil {
-				t.Fatal(err)
-			}
-			out := buf.String()
-			if first, _, _ := strings.Cut(out, "\n"); !regexp.MustCompile(`^ITICK_TOKEN is not set: using the offline simulator at http://127\.0\.0\.1:\d+ \(synthetic data\)\.$`).MatchString(first) {
-				t.Errorf("the first line does not say the simulator is used: %q", first)
-			}
-			want := []string{
-				`  HK: ` + ct.hk + `, local time \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n`,
-				`  US: ` + ct.us + `, local time \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n`,
+			out := exampletest.RunOffline(t, run, ct.at)
+			exampletest.MatchAll(t, out,
+				`  HK: `+ct.hk+`, local time \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n`,
+				`  US: `+ct.us+`, local time \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n`,
 				`MARKET\s+REGION\s+SYMBOL\s+LAST\s+CHANGE\s+CHANGE %\s+OPEN\s+HIGH\s+LOW\s+VOLUME\s+TIME \(UTC\)`,
 				`Stock\s+HK\s+700\s+\d+(\.\d+)?\s+[+-]?\d`,
 				`Stock\s+US\s+AAPL\s+\d+(\.\d+)?\s+[+-]?\d`,
@@ -63,12 +47,7 @@ func TestRunOffline(t *testing.T) {
 				`LEVEL\s+BID ORDERS\s+BID VOLUME\s+BID\s+ASK\s+ASK VOLUME\s+ASK ORDERS`,
 				`(?m)^\s+5\s+\d+\s+\d+\s+\d`,
 				`SYMBOL\s+TIME \(UTC\)\s+OPEN\s+HIGH\s+LOW\s+CLOSE\s+VOLUME`,
-			}
-			for _, re := range want {
-				if !regexp.MustCompile(re).MatchString(out) {
-					t.Errorf("output lacks %s:\n%s", re, out)
-				}
-			}
+			)
 			// The crypto quotes are of the clock's very instant: crypto trades at any hour.
 			if !strings.Contains(out, ct.at.Format("2006-01-02 15:04:05")) {
 				t.Errorf("no quote at %s:\n%s", ct.at, out)
@@ -88,8 +67,7 @@ func TestRunOffline(t *testing.T) {
 func TestRunAgainstTheService(t *testing.T) {
 	srv := markettest.NewServer(markettest.WithToken("env-token-123"))
 	defer srv.Close()
-	t.Setenv("ITICK_TOKEN", "env-token-123")
-	t.Setenv("ITICK_BASE_URL", srv.URL)
+	exampletest.UseServer(t, srv)
 	var buf bytes.Buffer
 	if err := run(t.Context(), nil, &buf); err != nil {
 		t.Fatal(err)
@@ -113,33 +91,15 @@ func TestRunAgainstTheService(t *testing.T) {
 }
 
 func TestRunRejectsArguments(t *testing.T) {
-	t.Setenv("ITICK_TOKEN", "")
-	var buf bytes.Buffer
-	err := run(t.Context(), []string{"-h"}, &buf)
-	if !errors.Is(err, flag.ErrHelp) || !strings.Contains(buf.String(), "Usage: quickstart") {
-		t.Errorf("-h: %v, printed %q", err, buf.String())
-	}
-	if err := run(t.Context(), []string{"extra"}, &buf); err == nil {
-		t.Error("an argument was accepted")
-	}
+	exampletest.RunRejectsArguments(t, run, "Usage: quickstart\n\nQuickstart prints ")
 }
 
 // TestMainHelp runs the program with -h: usage on stdout, exit status 0;
 // an unknown flag exits with a failure.
 func TestMainHelp(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-h")
-	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=", "GORACE=atexit_sleep_ms=0")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("-h: %v", err)
-	}
-	if !strings.HasPrefix(string(out), "Usage: quickstart\n\nQuickstart prints ") {
-		t.Errorf("-h printed %q", out)
-	}
-	cmd = exec.Command(os.Args[0], "-no-such-flag")
-	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=", "GORACE=atexit_sleep_ms=0")
+	exampletest.MainHelp(t, "Usage: quickstart\n\nQuickstart prints ")
 	var ee *exec.ExitError
-	if err := cmd.Run(); !errors.As(err, &ee) || ee.ExitCode() != 1 {
+	if err := exampletest.Command(t.Context(), "-no-such-flag").Run(); !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Errorf("an unknown flag: %v, want exit status 1", err)
 	}
 }
