@@ -3,12 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/xml"
-	"errors"
-	"flag"
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -17,7 +14,7 @@ import (
 	"time"
 
 	"github.com/d19c4e34/itick"
-	"github.com/d19c4e34/itick/markettest"
+	"github.com/d19c4e34/itick/examples/internal/exampletest"
 )
 
 // node is any SVG element, with its attributes, text and children.
@@ -218,21 +215,16 @@ func assertLabelsApart(t *testing.T, labels []node) {
 // every candle drawn, the title names the simulator, and the labels have
 // room.
 func TestRunOffline(t *testing.T) {
-	t.Setenv("ITICK_TOKEN", "")
 	for _, at := range []time.Time{
-		time.Date(2025, 6, 7, 12, 0, 0, 0, time.UTC),  // a Saturday
-		time.Date(2025, 6, 5, 0, 30, 0, 0, time.UTC),  // night in New York
-		time.Date(2025, 6, 4, 15, 30, 0, 0, time.UTC), // New York trading
+		exampletest.Weekend,
+		exampletest.Night,
+		exampletest.NewYorkTrading,
 		time.Date(2025, 8, 1, 15, 30, 0, 0, time.UTC), // 120 days back is a month's last day
 	} {
 		out := filepath.Join(t.TempDir(), "chart.svg")
-		var buf bytes.Buffer
-		if err := run(t.Context(), []string{"-code", "MSFT", "-out", out}, &buf,
-			markettest.WithClock(func() time.Time { return at })); err != nil {
-			t.Fatal(err)
-		}
-		if !regexp.MustCompile(`(?m)^ITICK_TOKEN is not set: using the offline simulator at http://127\.0\.0\.1:\d+ \(synthetic data\)\.\nWrote 120 candles of MSFT from \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d to .*chart\.svg: MSFT \(US\), daily, .* \(simulated prices\)\.\n$`).MatchString(buf.String()) {
-			t.Errorf("at %s, output:\n%s", at, buf.String())
+		printed := exampletest.RunOffline(t, run, at, "-code", "MSFT", "-out", out)
+		if !regexp.MustCompile(`(?m)^ITICK_TOKEN is not set: using the offline simulator at http://127\.0\.0\.1:\d+ \(synthetic data\)\.\nWrote 120 candles of MSFT from \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d to .*chart\.svg: MSFT \(US\), daily, .* \(simulated prices\)\.\n$`).MatchString(printed) {
+			t.Errorf("at %s, output:\n%s", at, printed)
 		}
 		f, err := os.Open(out)
 		if err != nil {
@@ -265,36 +257,13 @@ func mustDate(t *testing.T, s string) time.Time {
 }
 
 func TestRunRejectsBadArguments(t *testing.T) {
-	t.Setenv("ITICK_TOKEN", "")
-	var buf bytes.Buffer
-	if err := run(t.Context(), []string{"-h"}, &buf); !errors.Is(err, flag.ErrHelp) ||
-		!strings.HasPrefix(buf.String(), "Usage: chart [flags]\n\nChart draws ") {
-		t.Errorf("-h: %v, printed %q", err, buf.String())
-	}
-	if err := run(t.Context(), []string{"extra"}, &buf); err == nil {
-		t.Error("an argument was accepted")
-	}
+	exampletest.RunRejectsArguments(t, run, "Usage: chart [flags]\n\nChart draws ")
 }
 
-// TestMain runs the program itself when the test binary is started with
-// RUN_MAIN=1, so a test can check what main does with its arguments.
-func TestMain(m *testing.M) {
-	if os.Getenv("RUN_MAIN") == "1" {
-		main()
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
+// TestMain lets MainHelp run main in a process of its own.
+func TestMain(m *testing.M) { exampletest.Main(m, main) }
 
 // TestMainHelp runs the program with -h: usage on stdout, exit status 0.
 func TestMainHelp(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-h")
-	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=", "GORACE=atexit_sleep_ms=0")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("-h: %v", err)
-	}
-	if !strings.HasPrefix(string(out), "Usage: chart [flags]\n") || !strings.Contains(string(out), "-code string") {
-		t.Errorf("-h printed %q", out)
-	}
+	exampletest.MainHelp(t, "Usage: chart [flags]\n\nChart draws ", "-code string")
 }
