@@ -3,34 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
-	"flag"
-	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/d19c4e34/itick/examples/internal/exampletest"
 	"github.com/d19c4e34/itick/markettest"
 )
 
-// TestMain runs the program itself when the test binary is started with
-// RUN_MAIN=1, so a test can check what main does with its arguments.
-func TestMain(m *testing.M) {
-	if os.Getenv("RUN_MAIN") == "1" {
-		main()
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
-
-var (
-	weekend   = time.Date(2025, 6, 7, 12, 0, 0, 0, time.UTC)
-	night     = time.Date(2025, 6, 5, 0, 30, 0, 0, time.UTC) // New York and Hong Kong closed
-	usTrading = time.Date(2025, 6, 4, 15, 30, 0, 0, time.UTC)
-)
+// TestMain lets MainHelp run main in a process of its own.
+func TestMain(m *testing.M) { exampletest.Main(m, main) }
 
 // runFor runs the program for a while with the simulator's clock at at,
 // and returns its output lines.
@@ -41,15 +25,11 @@ func runFor(t *testing.T, at time.Time, args ...string) []string {
 	defer cancel()
 	var out bytes.Buffer
 	args = append(args, "-duration", "1s")
-	if err := run(ctx, args, &out, markettest.WithClock(func() time.Time { return at }),
-		markettest.WithStreamInterval(20*time.Millisecond)); err != nil {
+	if err := run(ctx, args, &out, exampletest.At(at), markettest.WithStreamInterval(20*time.Millisecond)); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if !strings.HasPrefix(lines[0], "ITICK_TOKEN is not set: using the offline simulator at http://127.0.0.1:") {
-		t.Errorf("first line = %q", lines[0])
-	}
-	return lines
+	exampletest.CheckOffline(t, out.String())
+	return strings.Split(strings.TrimSpace(out.String()), "\n")
 }
 
 // quotes counts the quote lines per product, checks every line is a
@@ -79,7 +59,7 @@ func quotes(t *testing.T, lines []string, notes int) map[string]int {
 // TestRunCryptoAtAnyHour: the default products trade at any hour, and
 // their prices print with every digit.
 func TestRunCryptoAtAnyHour(t *testing.T) {
-	for _, at := range []time.Time{weekend, night, usTrading} {
+	for _, at := range []time.Time{exampletest.Weekend, exampletest.Night, exampletest.NewYorkTrading} {
 		t.Run(at.Weekday().String()+at.Format("-15:04"), func(t *testing.T) {
 			lines := runFor(t, at)
 			if lines[1] != "streaming crypto quotes for BTCUSDT$BA, ETHUSDT$BA, DOGEUSDT$BA" {
@@ -103,7 +83,7 @@ func TestRunCryptoAtAnyHour(t *testing.T) {
 // market that is closed the program says so.
 func TestRunStocks(t *testing.T) {
 	args := []string{"-class", "stock", "-symbols", "700$HK,AAPL$US"}
-	lines := runFor(t, usTrading, args...)
+	lines := runFor(t, exampletest.NewYorkTrading, args...)
 	if lines[1] != "streaming stock quotes for 700$HK, AAPL$US" {
 		t.Errorf("second line = %q", lines[1])
 	}
@@ -114,7 +94,7 @@ func TestRunStocks(t *testing.T) {
 		t.Errorf("quotes per product = %v, want AAPL's only", seen)
 	}
 
-	lines = runFor(t, weekend, args...)
+	lines = runFor(t, exampletest.Weekend, args...)
 	for i, market := range []string{"HK", "US"} {
 		if want := "the " + market + " market is closed for the weekend"; !strings.HasPrefix(lines[2+i], want) {
 			t.Errorf("line %d = %q, want %q", 2+i, lines[2+i], want)
@@ -126,29 +106,14 @@ func TestRunStocks(t *testing.T) {
 }
 
 func TestRunRejectsBadArguments(t *testing.T) {
-	t.Setenv("ITICK_TOKEN", "")
-	for _, args := range [][]string{{"-symbols", "700", "-duration", "1s"}, {"extra"}, {"-duration", "soon"}} {
-		var out bytes.Buffer
-		if err := run(context.Background(), args, &out); err == nil {
-			t.Errorf("%q accepted", args)
-		}
-	}
-	var out bytes.Buffer
-	if err := run(context.Background(), []string{"-h"}, &out); !errors.Is(err, flag.ErrHelp) ||
-		!strings.Contains(out.String(), "Usage: stream [flags]") || !strings.Contains(out.String(), "-symbols string") {
-		t.Errorf("-h: %v, printed %q", err, out.String())
+	usage := exampletest.RunRejectsArguments(t, run, "Usage: stream [flags]\n\nStream subscribes ",
+		[]string{"-symbols", "700", "-duration", "1s"}, []string{"-duration", "soon"})
+	if !strings.Contains(usage, "-symbols string") {
+		t.Errorf("-h printed %q", usage)
 	}
 }
 
 // TestMainHelp runs the program with -h: usage on stdout, exit status 0.
 func TestMainHelp(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-h")
-	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=", "GORACE=atexit_sleep_ms=0")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("-h: %v", err)
-	}
-	if !strings.HasPrefix(string(out), "Usage: stream [flags]\n\nStream subscribes ") {
-		t.Errorf("-h printed %q", out)
-	}
+	exampletest.MainHelp(t, "Usage: stream [flags]\n\nStream subscribes ")
 }
