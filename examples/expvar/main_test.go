@@ -1,21 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/d19c4e34/itick/examples/internal/exampletest"
+	"github.com/d19c4e34/itick/internal/testutil"
 	"github.com/d19c4e34/itick/markettest"
 )
 
@@ -77,32 +73,9 @@ func TestHandlerServesTheStats(t *testing.T) {
 
 // TestRunOffline runs the program as a user would and reads the counters
 // from the address it serves.
-// syncBuffer is a bytes.Buffer safe for concurrent use: the program
-// writes to it while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 func TestRunOffline(t *testing.T) {
 	t.Setenv("ITICK_TOKEN", "")
-	for _, at := range []time.Time{
-		time.Date(2025, 6, 7, 12, 0, 0, 0, time.UTC), // a Saturday
-		time.Date(2025, 6, 5, 0, 30, 0, 0, time.UTC), // a night
-		time.Date(2025, 6, 4, 3, 0, 0, 0, time.UTC),  // Hong Kong trading
-	} {
+	for _, at := range []time.Time{exampletest.Weekend, exampletest.Night, exampletest.HongKongTrading} {
 		t.Run(at.Format(time.RFC3339), func(t *testing.T) { runOffline(t, at) })
 	}
 }
@@ -110,86 +83,39 @@ func TestRunOffline(t *testing.T) {
 // runOffline runs the program as a user would, with the simulator's
 // clock at at, and reads the counters from the address it serves.
 func runOffline(t *testing.T, at time.Time) {
-	var out syncBuffer
+	var out testutil.SyncBuffer
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0"}, &out, markettest.WithClock(func() time.Time { return at }))
-	}()
-
+	go func() { done <- run(ctx, []string{"-addr", "127.0.0.1:0"}, &out, exampletest.At(at)) }()
 	serving := regexp.MustCompile(`Serving the counters at (http://127\.0\.0\.1:\d+/debug/vars)`)
-	var url string
-	for deadline := time.Now().Add(30 * time.Second); url == ""; {
-		if m := serving.FindStringSubmatch(out.String()); m != nil {
-			url = m[1]
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("run returned %v before serving:\n%s", err, out.String())
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("run did not start serving:\n%s", out.String())
-		}
-	}
+	url := exampletest.WaitMatch(t, &out, serving, done, 30*time.Second)[1]
 	got := fetchVars(t, url)
 	if got["requests"] != 4 || got["attempts"] != 5 || got["retries"] != 1 || got["rate_limited"] != 1 ||
 		got["errors"] != 0 || got["bytes_read"] <= 0 || got["limiter_wait_seconds"] <= 0 {
 		t.Errorf("itick vars %v, want 4 requests in 5 attempts, one 429, some bytes and limiter wait", got)
 	}
 	text := out.String()
-	if first, _, _ := strings.Cut(text, "\n"); !strings.Contains(first, "offline simulator") {
-		t.Errorf("the first line does not say the simulator is used: %q", first)
-	}
+	exampletest.CheckOffline(t, text)
 	if !strings.Contains(text, "Stats: requests 4, errors 0, attempts 5, retries 1, rate limited 1, bytes read ") {
 		t.Errorf("the summary is missing:\n%s", text)
 	}
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("run: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("run did not stop when its context ended")
+	if err := exampletest.Returned(t, done, 30*time.Second); err != nil {
+		t.Errorf("run: %v", err)
 	}
 }
 
-// TestMain runs the program itself when the test binary is started with
-// RUN_MAIN=1, so a test can check what main does with its arguments.
-func TestMain(m *testing.M) {
-	if os.Getenv("RUN_MAIN") == "1" {
-		main()
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
+// TestMain lets MainHelp run main in a process of its own.
+func TestMain(m *testing.M) { exampletest.Main(m, main) }
 
 // TestRunRejectsArguments: -h prints the usage and reports flag.ErrHelp;
 // an argument the program does not take is an error.
 func TestRunRejectsArguments(t *testing.T) {
-	t.Setenv("ITICK_TOKEN", "")
-	var buf bytes.Buffer
-	if err := run(t.Context(), []string{"-h"}, &buf); !errors.Is(err, flag.ErrHelp) ||
-		!strings.HasPrefix(buf.String(), "Usage: expvar [flags]\n\nExpvar makes ") {
-		t.Errorf("-h: %v, printed %q", err, buf.String())
-	}
-	if err := run(t.Context(), []string{"extra"}, &buf); err == nil {
-		t.Error("an argument was accepted")
-	}
+	exampletest.RunRejectsArguments(t, run, "Usage: expvar [flags]\n\nExpvar makes ")
 }
 
 // TestMainHelp runs the program with -h: usage on stdout, exit status 0.
 func TestMainHelp(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-h")
-	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=", "GORACE=atexit_sleep_ms=0")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("-h: %v", err)
-	}
-	if !strings.HasPrefix(string(out), "Usage: expvar [flags]\n") {
-		t.Errorf("-h printed %q", out)
-	}
+	exampletest.MainHelp(t, "Usage: expvar [flags]\n\nExpvar makes ")
 }
