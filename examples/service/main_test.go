@@ -9,13 +9,10 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -26,15 +23,9 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/examples/internal/exampletest"
+	"github.com/d19c4e34/itick/internal/testutil"
 	"github.com/d19c4e34/itick/markettest"
-)
-
-var (
-	// hkTrading is a Wednesday at 11:00 in Hong Kong: its stocks are
-	// pushed, US stocks are not.
-	hkTrading = time.Date(2025, 6, 4, 3, 0, 0, 0, time.UTC)
-	// saturday has every stock market closed: stocks are not pushed.
-	saturday = time.Date(2025, 6, 7, 12, 0, 0, 0, time.UTC)
 )
 
 // waitBound is how long a test waits for a state; generous, so a loaded
@@ -42,45 +33,13 @@ var (
 // stream's 15 s dial timeout.
 const waitBound = 60 * time.Second
 
-// syncBuffer is a bytes.Buffer safe for concurrent use: the service
-// writes to it while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 var servingRE = regexp.MustCompile(`Serving on (http://127\.0\.0\.1:\d+) `)
 
 // waitServing returns the URL the program's output says it serves on, or
 // fails the test when done reports first or the bound passes.
-func waitServing(t *testing.T, out *syncBuffer, done <-chan error) string {
+func waitServing(t *testing.T, out *testutil.SyncBuffer, done <-chan error) string {
 	t.Helper()
-	deadline := time.Now().Add(waitBound)
-	for {
-		if m := servingRE.FindStringSubmatch(out.String()); m != nil {
-			return m[1]
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("the service returned %v before serving:\n%s", err, out.String())
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the service did not start serving:\n%s", out.String())
-		}
-	}
+	return exampletest.WaitMatch(t, out, servingRE, done, waitBound)[1]
 }
 
 // startService serves the service for sim with the given flags and
@@ -107,7 +66,7 @@ func startServiceWith(t *testing.T, sim *markettest.Server, clientOpts []itick.O
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	out := new(syncBuffer)
+	out := new(testutil.SyncBuffer)
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, c, cfg, ln, out) }()
 	t.Cleanup(func() {
@@ -144,18 +103,6 @@ func get(t *testing.T, url string, v any) *http.Response {
 		}
 	}
 	return resp
-}
-
-// waitFor polls cond until it holds, and fails the test if it does not
-// within the bound.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(waitBound); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // quotes fetches /quotes and returns the quotes by symbol.
@@ -204,11 +151,11 @@ var approx = cmpopts.EquateApprox(0, 0.006)
 
 func TestServesStreamedQuotes(t *testing.T) {
 	t.Parallel()
-	sim := markettest.NewServer(markettest.WithClock(func() time.Time { return hkTrading }))
+	sim := markettest.NewServer(exampletest.At(exampletest.HongKongTrading))
 	defer sim.Close()
 	base := startService(t, sim, "-stocks", "700$HK,9988$HK", "-crypto", "BTCUSDT$BA")
 
-	waitFor(t, "every product is streamed", func() bool {
+	exampletest.WaitFor(t, waitBound, "every product is streamed", func() bool {
 		return allFrom(t, base, sourceStream, "700$HK", "9988$HK", "BTCUSDT$BA")
 	})
 	got, _ := quotes(t, base, "700$hk,BTCUSDT$BA") // any case
@@ -228,17 +175,17 @@ func TestServesStreamedQuotes(t *testing.T) {
 
 func TestOutageServesRESTUntilTheGap(t *testing.T) {
 	t.Parallel()
-	sim := markettest.NewServer(markettest.WithClock(func() time.Time { return hkTrading }))
+	sim := markettest.NewServer(exampletest.At(exampletest.HongKongTrading))
 	defer sim.Close()
 	base := startService(t, sim, "-stocks", "700$HK", "-crypto", "BTCUSDT$BA")
 	symbols := []string{"700$HK", "BTCUSDT$BA"}
-	waitFor(t, "every product is streamed", func() bool { return allFrom(t, base, sourceStream, symbols...) })
+	exampletest.WaitFor(t, waitBound, "every product is streamed", func() bool { return allFrom(t, base, sourceStream, symbols...) })
 
 	// Lost connections whose replacements hang until the stream speaks.
 	sim.SetStreamSilent(true)
 	sim.DropStreams()
 	var h healthJSON
-	waitFor(t, "/healthz reports both connections down", func() bool {
+	exampletest.WaitFor(t, waitBound, "/healthz reports both connections down", func() bool {
 		h = healthJSON{}
 		get(t, base+"/healthz", &h)
 		return h.Status == "degraded" && h.Streams[itick.AssetStock].Down == 1 && h.Streams[itick.AssetCrypto].Down == 1 &&
@@ -257,13 +204,13 @@ func TestOutageServesRESTUntilTheGap(t *testing.T) {
 	// The stream speaks again; drop the attempts that hung meanwhile.
 	sim.SetStreamSilent(false)
 	sim.DropStreams()
-	waitFor(t, "/healthz reports both streams renewed", func() bool {
+	exampletest.WaitFor(t, waitBound, "/healthz reports both streams renewed", func() bool {
 		h = healthJSON{}
 		resp := get(t, base+"/healthz", &h)
 		return resp.StatusCode == http.StatusOK && h.Status == "ok" &&
 			h.Streams[itick.AssetStock].Gaps >= 1 && h.Streams[itick.AssetCrypto].Gaps >= 1
 	})
-	waitFor(t, "every product is streamed again", func() bool { return allFrom(t, base, sourceStream, symbols...) })
+	exampletest.WaitFor(t, waitBound, "every product is streamed again", func() bool { return allFrom(t, base, sourceStream, symbols...) })
 }
 
 // TestSilentCryptoConnectionIsReplaced: a crypto connection that answers
@@ -274,10 +221,10 @@ func TestSilentCryptoConnectionIsReplaced(t *testing.T) {
 	sim := markettest.NewServer()
 	defer sim.Close()
 	base := startService(t, sim, "-stocks", "", "-crypto", "BTCUSDT$BA", "-crypto-stale-after", "1s")
-	waitFor(t, "BTCUSDT$BA is streamed", func() bool { return allFrom(t, base, sourceStream, "BTCUSDT$BA") })
+	exampletest.WaitFor(t, waitBound, "BTCUSDT$BA is streamed", func() bool { return allFrom(t, base, sourceStream, "BTCUSDT$BA") })
 
 	sim.SetStreamPaused(true) // pings answered, nothing pushed
-	waitFor(t, "the silent connection is replaced and REST serves", func() bool {
+	exampletest.WaitFor(t, waitBound, "the silent connection is replaced and REST serves", func() bool {
 		var h healthJSON
 		get(t, base+"/healthz", &h)
 		return h.Streams[itick.AssetCrypto].Reconnects >= 1 && allFrom(t, base, sourceREST, "BTCUSDT$BA")
@@ -313,7 +260,7 @@ func TestUpstreamErrorStatuses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			// Stocks are not pushed on a Saturday: every quote is fetched.
-			sim := markettest.NewServer(markettest.WithClock(func() time.Time { return saturday }))
+			sim := markettest.NewServer(exampletest.At(exampletest.Weekend))
 			defer sim.Close()
 			base := startServiceWith(t, sim, tt.clientOpts, "-stocks", "700$HK", "-crypto", "", "-rest-ttl", "0", "-timeout", tt.timeout)
 			tt.fault(sim)
@@ -347,7 +294,7 @@ func TestUpstreamErrorStatuses(t *testing.T) {
 // serve the retry, which asks only for the rest.
 func TestFailedChunkKeepsWhatArrived(t *testing.T) {
 	t.Parallel()
-	sim := markettest.NewServer(markettest.WithClock(func() time.Time { return saturday }), markettest.WithBatchSize(1))
+	sim := markettest.NewServer(exampletest.At(exampletest.Weekend), markettest.WithBatchSize(1))
 	defer sim.Close()
 	base := startService(t, sim, "-stocks", "700$HK,9988$HK", "-crypto", "", "-rest-ttl", "1h")
 	sim.Inject(markettest.Fault{Kind: markettest.FaultStatus, Status: http.StatusInternalServerError, Code: "9988"})
@@ -401,11 +348,11 @@ func TestStatusOf(t *testing.T) {
 
 func TestOutsideThePlanIsMissing(t *testing.T) {
 	t.Parallel()
-	sim := markettest.NewServer(markettest.WithClock(func() time.Time { return hkTrading }),
+	sim := markettest.NewServer(exampletest.At(exampletest.HongKongTrading),
 		markettest.WithRegions(itick.RegionHK))
 	defer sim.Close()
 	base := startService(t, sim, "-stocks", "700$HK,AAPL$US", "-crypto", "")
-	waitFor(t, "700$HK is streamed", func() bool { return allFrom(t, base, sourceStream, "700$HK") })
+	exampletest.WaitFor(t, waitBound, "700$HK is streamed", func() bool { return allFrom(t, base, sourceStream, "700$HK") })
 
 	_, got := quotes(t, base, "700$HK,AAPL$US")
 	if len(got.Quotes) != 1 || got.Quotes[0].Symbol != "700$HK" {
@@ -418,7 +365,7 @@ func TestOutsideThePlanIsMissing(t *testing.T) {
 
 func TestBadRequests(t *testing.T) {
 	t.Parallel()
-	sim := markettest.NewServer(markettest.WithClock(func() time.Time { return saturday }))
+	sim := markettest.NewServer(exampletest.At(exampletest.Weekend))
 	defer sim.Close()
 	base := startService(t, sim, "-stocks", "700$HK", "-crypto", "BTCUSDT$BA")
 	for _, tt := range []struct {
@@ -505,10 +452,10 @@ func TestParseConfig(t *testing.T) {
 // parallel: the expvar variables are the process's, and read the service
 // published last.
 func TestDebugVars(t *testing.T) {
-	sim := markettest.NewServer(markettest.WithClock(func() time.Time { return hkTrading }))
+	sim := markettest.NewServer(exampletest.At(exampletest.HongKongTrading))
 	defer sim.Close()
 	base := startService(t, sim, "-stocks", "700$HK", "-crypto", "BTCUSDT$BA")
-	waitFor(t, "every product is streamed", func() bool { return allFrom(t, base, sourceStream, "700$HK", "BTCUSDT$BA") })
+	exampletest.WaitFor(t, waitBound, "every product is streamed", func() bool { return allFrom(t, base, sourceStream, "700$HK", "BTCUSDT$BA") })
 
 	var vars struct {
 		Client  map[string]float64            `json:"itick_client"`
@@ -539,27 +486,20 @@ func TestDebugVars(t *testing.T) {
 func TestRunStopsCleanly(t *testing.T) {
 	t.Setenv("ITICK_TOKEN", "")
 	before := goleak.IgnoreCurrent()
-	out := new(syncBuffer)
+	out := new(testutil.SyncBuffer)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0"}, out, markettest.WithClock(func() time.Time { return hkTrading }))
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0"}, out, exampletest.At(exampletest.HongKongTrading))
 	}()
 	base := waitServing(t, out, done)
-	waitFor(t, "700$HK is streamed", func() bool { return allFrom(t, base, sourceStream, "700$HK") })
-	if first, _, _ := strings.Cut(out.String(), "\n"); !strings.Contains(first, "offline simulator") {
-		t.Errorf("the first line does not say the simulator is used: %q", first)
-	}
+	exampletest.WaitFor(t, waitBound, "700$HK is streamed", func() bool { return allFrom(t, base, sourceStream, "700$HK") })
+	exampletest.CheckOffline(t, out.String())
 
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run: %v", err)
-		}
-	case <-time.After(waitBound):
-		t.Fatal("run did not stop when its context ended")
+	if err := exampletest.Returned(t, done, waitBound); err != nil {
+		t.Fatalf("run: %v", err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for err := goleak.Find(before); err != nil; err = goleak.Find(before) {
@@ -569,33 +509,13 @@ func TestRunStopsCleanly(t *testing.T) {
 	}
 }
 
-// TestMain runs the program itself when the test binary is started with
-// RUN_MAIN=1, so a test can check what main does.
-func TestMain(m *testing.M) {
-	if os.Getenv("RUN_MAIN") == "1" {
-		main()
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
-
-// mainCmd runs the program with args in a process of its own.
-func mainCmd(ctx context.Context, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=", "GORACE=atexit_sleep_ms=0")
-	return cmd
-}
+// TestMain lets the tests run main in a process of its own.
+func TestMain(m *testing.M) { exampletest.Main(m, main) }
 
 // TestMainHelp runs the program with -h: usage on stdout, exit status 0.
 func TestMainHelp(t *testing.T) {
 	t.Parallel()
-	out, err := mainCmd(t.Context(), "-h").Output()
-	if err != nil {
-		t.Fatalf("-h: %v", err)
-	}
-	if !strings.HasPrefix(string(out), "Usage: service [flags]\n") || !strings.Contains(string(out), "GET /healthz") {
-		t.Errorf("-h printed %q", out)
-	}
+	exampletest.MainHelp(t, "Usage: service [flags]\n\nService streams ", "GET /healthz")
 }
 
 // TestMainExitsZeroOnSIGTERM starts the program, asks it for its health,
@@ -607,8 +527,8 @@ func TestMainExitsZeroOnSIGTERM(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*waitBound)
 	defer cancel()
-	cmd := mainCmd(ctx, "-addr", "127.0.0.1:0", "-stocks", "700$HK", "-crypto", "BTCUSDT$BA")
-	var out, stderr syncBuffer
+	cmd := exampletest.Command(ctx, "-addr", "127.0.0.1:0", "-stocks", "700$HK", "-crypto", "BTCUSDT$BA")
+	var out, stderr testutil.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
