@@ -5,10 +5,9 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
-	"flag"
+	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -18,38 +17,13 @@ import (
 	"time"
 
 	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/examples/internal/exampletest"
 	"github.com/d19c4e34/itick/markettest"
 )
 
-// recent is the latest instant before now at hh:mm UTC on a day that
-// day accepts: the program computes its range from the real clock, so
-// the simulator's clock stays close to it.
-func recent(day func(time.Weekday) bool, hh, mm int) time.Time {
-	now := time.Now().UTC()
-	t := time.Date(now.Year(), now.Month(), now.Day(), hh, mm, 0, 0, time.UTC)
-	for !t.Before(now) || !day(t.Weekday()) {
-		t = t.AddDate(0, 0, -1)
-	}
-	return t
-}
-
-func weekend(d time.Weekday) bool { return d == time.Saturday || d == time.Sunday }
-
-func weekday(d time.Weekday) bool { return !weekend(d) }
-
-// clockTimes are the simulator's clocks the program is run at: a
-// weekend, a night and New York's trading hours.
-func clockTimes() map[string]time.Time {
-	return map[string]time.Time{
-		"weekend":          recent(weekend, 12, 0),
-		"night":            recent(weekday, 0, 30),
-		"New York trading": recent(weekday, 15, 30),
-	}
-}
-
 func TestRunOfflineWritesCSV(t *testing.T) {
 	t.Setenv("ITICK_TOKEN", "")
-	for name, at := range clockTimes() {
+	for name, at := range exampletest.RecentClocks() {
 		t.Run(name, func(t *testing.T) { runOfflineWritesCSV(t, at) })
 	}
 }
@@ -57,16 +31,13 @@ func TestRunOfflineWritesCSV(t *testing.T) {
 func runOfflineWritesCSV(t *testing.T, at time.Time) {
 	out := filepath.Join(t.TempDir(), "candles.csv")
 	var stdout, stderr bytes.Buffer
-	if err := run(t.Context(), []string{"-out", out}, &stdout, &stderr,
-		markettest.WithClock(func() time.Time { return at })); err != nil {
+	if err := run(t.Context(), []string{"-out", out}, &stdout, &stderr, exampletest.At(at)); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("wrote %d bytes to stdout with -out set", stdout.Len())
 	}
-	if first, _, _ := strings.Cut(stderr.String(), "\n"); !strings.HasPrefix(first, "ITICK_TOKEN is not set: using the offline simulator at http://127.0.0.1:") {
-		t.Errorf("first line %q", first)
-	}
+	exampletest.CheckOffline(t, stderr.String())
 	assertProgress(t, stderr.String())
 	if !strings.Contains(stderr.String(), "candles of 50 stocks") {
 		t.Errorf("stderr lacks the summary:\n%s", stderr.String())
@@ -152,7 +123,7 @@ func TestRunOfflineToStdoutOnFreePlan(t *testing.T) {
 	// The Free plan's 5 calls a minute, 600 times faster: the ten requests
 	// need five more slots after the first five, one a 100 ms.
 	if err := run(t.Context(), []string{"-plan", "free", "-speedup", "600", "-years", "2"}, &stdout, &stderr,
-		markettest.WithClock(func() time.Time { return recent(weekday, 15, 30) })); err != nil {
+		exampletest.At(exampletest.Recent(exampletest.IsWeekday, 15, 30))); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	rows, err := csv.NewReader(&stdout).ReadAll()
@@ -165,40 +136,25 @@ func TestRunOfflineToStdoutOnFreePlan(t *testing.T) {
 }
 
 func TestRunRejectsBadFlags(t *testing.T) {
-	t.Setenv("ITICK_TOKEN", "")
 	exists := filepath.Join(t.TempDir(), "exists.csv")
 	if err := os.WriteFile(exists, []byte("code,date\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"-plan", "gold"}, {"-years", "0"}, {"-speedup", "-1"}, {"extra"},
-		{"-resume", filepath.Join(t.TempDir(), "a.csv"), "-out", "b.csv"}, {"-resume", exists}} {
-		var stdout, stderr bytes.Buffer
-		if err := run(t.Context(), args, &stdout, &stderr); err == nil {
-			t.Errorf("%q: no error", args)
-		}
+	// The usage and the errors go to stderr; stdout is for the CSV.
+	toStderr := func(ctx context.Context, args []string, stderr io.Writer, sim ...markettest.Option) error {
+		return run(ctx, args, io.Discard, stderr, sim...)
 	}
-	var stdout, stderr bytes.Buffer
-	if err := run(t.Context(), []string{"-h"}, &stdout, &stderr); !errors.Is(err, flag.ErrHelp) ||
-		!strings.HasPrefix(stderr.String(), "Usage: backfill [flags]\n\nBackfill writes ") {
-		t.Errorf("-h: %v, printed %q", err, stderr.String())
-	}
+	exampletest.RunRejectsArguments(t, toStderr, "Usage: backfill [flags]\n\nBackfill writes ",
+		[]string{"-plan", "gold"}, []string{"-years", "0"}, []string{"-speedup", "-1"},
+		[]string{"-resume", filepath.Join(t.TempDir(), "a.csv"), "-out", "b.csv"}, []string{"-resume", exists})
 }
 
-// TestMain runs the program itself when the test binary is started with
-// RUN_MAIN=1, so a test can check what main does with its arguments.
-func TestMain(m *testing.M) {
-	if os.Getenv("RUN_MAIN") == "1" {
-		main()
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
+// TestMain lets TestMainHelp run main in a process of its own.
+func TestMain(m *testing.M) { exampletest.Main(m, main) }
 
 // TestMainHelp runs the program with -h: usage, exit status 0.
 func TestMainHelp(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-h")
-	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=", "GORACE=atexit_sleep_ms=0")
-	out, err := cmd.CombinedOutput()
+	out, err := exampletest.Command(t.Context(), "-h").CombinedOutput()
 	if err != nil {
 		t.Fatalf("-h: %v\n%s", err, out)
 	}
@@ -209,8 +165,7 @@ func TestMainHelp(t *testing.T) {
 
 // onlineTo points the program at srv as if it were the service.
 func onlineTo(t *testing.T, srv *markettest.Server) {
-	t.Setenv("ITICK_TOKEN", srv.Token)
-	t.Setenv("ITICK_BASE_URL", srv.URL)
+	exampletest.UseServer(t, srv)
 	t.Setenv("ITICK_PLAN", "base")
 }
 
@@ -229,7 +184,7 @@ func answered(srv *markettest.Server) int {
 // simulator at the clock at, and returns what it wrote and the requests
 // it took.
 func uninterrupted(t *testing.T, at time.Time) ([]byte, int) {
-	srv := markettest.NewServer(markettest.WithPlan(itick.PlanBase), markettest.WithClock(func() time.Time { return at }))
+	srv := markettest.NewServer(markettest.WithPlan(itick.PlanBase), exampletest.At(at))
 	defer srv.Close()
 	onlineTo(t, srv)
 	out := filepath.Join(t.TempDir(), "whole.csv")
@@ -250,7 +205,7 @@ func uninterrupted(t *testing.T, at time.Time) ([]byte, int) {
 // what one uninterrupted run does, and the file ends as that run's
 // output. A third run asks for nothing.
 func TestRunResumesAfterASpentQuota(t *testing.T) {
-	at := recent(weekday, 15, 30)
+	at := exampletest.Recent(exampletest.IsWeekday, 15, 30)
 	want, requests := uninterrupted(t, at)
 	if requests != 10 {
 		t.Fatalf("an uninterrupted run sent %d requests, want 5 chunks x 2 pages", requests)
@@ -307,10 +262,10 @@ func TestRunResumesAfterASpentQuota(t *testing.T) {
 // while the last group of stocks waits for its first page: the stocks
 // done so far are in the file, and the next run asks only for the rest.
 func TestRunResumesAfterAnInterrupt(t *testing.T) {
-	at := recent(weekday, 15, 30)
+	at := exampletest.Recent(exampletest.IsWeekday, 15, 30)
 	want, requests := uninterrupted(t, at)
 
-	srv := markettest.NewServer(markettest.WithPlan(itick.PlanBase), markettest.WithClock(func() time.Time { return at }))
+	srv := markettest.NewServer(markettest.WithPlan(itick.PlanBase), exampletest.At(at))
 	defer srv.Close()
 	onlineTo(t, srv)
 	srv.Inject(markettest.Fault{Kind: markettest.FaultHang, Code: "GS"})
@@ -319,21 +274,12 @@ func TestRunResumesAfterAnInterrupt(t *testing.T) {
 	done := make(chan error, 1)
 	var stdout, stderr bytes.Buffer
 	go func() { done <- run(ctx, []string{"-resume", file}, &stdout, &stderr) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for !slices.ContainsFunc(srv.Requests(), func(r markettest.Request) bool { return slices.Contains(r.Codes(), "GS") }) {
-		if time.Now().After(deadline) {
-			t.Fatal("the last group's request never arrived")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	exampletest.WaitFor(t, 30*time.Second, "the last group's request arrives", func() bool {
+		return slices.ContainsFunc(srv.Requests(), func(r markettest.Request) bool { return slices.Contains(r.Codes(), "GS") })
+	})
 	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "10 of 50 stocks incomplete") {
-			t.Fatalf("interrupted run: error %v, want context.Canceled and 10 stocks left", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the interrupted run did not return")
+	if err := exampletest.Returned(t, done, 30*time.Second); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "10 of 50 stocks incomplete") {
+		t.Fatalf("interrupted run: error %v, want context.Canceled and 10 stocks left", err)
 	}
 	srv.ClearFaults()
 	stderr.Reset()
