@@ -3,25 +3,23 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/d19c4e34/itick/examples/internal/exampletest"
 )
 
 func TestRunOffline(t *testing.T) {
-	for name, at := range exampletest.Clocks() {
-		t.Run(name, func(t *testing.T) {
-			out := exampletest.RunOffline(t, run, at)
-			exampletest.MatchAll(t, out,
-				`Asking for 300 quotes in 30 requests of up to 10 codes\.`,
-				`Got 300 quotes in `,
-				`Top gainers\n\s+SYMBOL\s+LAST\s+PREV CLOSE\s+CHANGE %\s+VOLUME\n(\s+\d+\s+[\d.]+\s+[\d.]+\s+[+-]\d+\.\d\d%\s+\d+\n){5}`,
-				`Top losers\n\s+SYMBOL\s+LAST\s+PREV CLOSE\s+CHANGE %\s+VOLUME\n(\s+\d+\s+[\d.]+\s+[\d.]+\s+[+-]\d+\.\d\d%\s+\d+\n){5}`,
-			)
-			if strings.Contains(out, "got no quote") {
-				t.Errorf("a chunk failed:\n%s", out)
-			}
-		})
-	}
+	exampletest.RunAtClocks(t, run, exampletest.Clocks(), func(t *testing.T, _ time.Time, out string) {
+		exampletest.MatchAll(t, out,
+			`Asking for 300 quotes in 30 requests of up to 10 codes\.`,
+			`Got 300 quotes in `,
+			`Top gainers\n\s+SYMBOL\s+LAST\s+PREV CLOSE\s+CHANGE %\s+VOLUME\n(\s+\d+\s+[\d.]+\s+[\d.]+\s+[+-]\d+\.\d\d%\s+\d+\n){5}`,
+			`Top losers\n\s+SYMBOL\s+LAST\s+PREV CLOSE\s+CHANGE %\s+VOLUME\n(\s+\d+\s+[\d.]+\s+[\d.]+\s+[+-]\d+\.\d\d%\s+\d+\n){5}`,
+		)
+		if strings.Contains(out, "got no quote") {
+			t.Errorf("a chunk failed:\n%s", out)
+		}
+	})
 }
 
 // TestMain lets MainHelp run main in a process of its own.

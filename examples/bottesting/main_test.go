@@ -120,19 +120,16 @@ func TestBotStopsOnAWrongToken(t *testing.T) {
 }
 
 func TestRunOffline(t *testing.T) {
-	for name, at := range exampletest.Clocks() {
-		t.Run(name, func(t *testing.T) {
-			out := exampletest.RunOffline(t, run, at)
-			if !regexp.MustCompile(`offline simulator[^\n]*\n\nSignals from the last price against the 24-hour average \(act beyond 0\.5%\):\n\s+SYMBOL\s+LAST\s+AVERAGE\s+ACTION\n`).MatchString(out) {
-				t.Errorf("no header:\n%s", out)
+	exampletest.RunAtClocks(t, run, exampletest.Clocks(), func(t *testing.T, _ time.Time, out string) {
+		if !regexp.MustCompile(`offline simulator[^\n]*\n\nSignals from the last price against the 24-hour average \(act beyond 0\.5%\):\n\s+SYMBOL\s+LAST\s+AVERAGE\s+ACTION\n`).MatchString(out) {
+			t.Errorf("no header:\n%s", out)
+		}
+		for _, s := range symbols {
+			if !regexp.MustCompile(`(?m)^\s+` + s + `\s+[\d.]+\s+[\d.]+\s+(buy|sell|hold)\s*$`).MatchString(out) {
+				t.Errorf("no signal for %s:\n%s", s, out)
 			}
-			for _, s := range symbols {
-				if !regexp.MustCompile(`(?m)^\s+` + s + `\s+[\d.]+\s+[\d.]+\s+(buy|sell|hold)\s*$`).MatchString(out) {
-					t.Errorf("no signal for %s:\n%s", s, out)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestMain lets MainHelp run main in a process of its own.

@@ -5,29 +5,27 @@ import (
 	"fmt"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/examples/internal/exampletest"
 )
 
 func TestRunOffline(t *testing.T) {
-	for name, at := range exampletest.Clocks() {
-		t.Run(name, func(t *testing.T) {
-			out := exampletest.RunOffline(t, run, at)
-			exampletest.MatchAll(t, out,
-				`1\. A blank code: ErrInvalidArgument\n   itick: invalid argument: `,
-				`2\. A wrong token: ErrUnauthorized \(HTTP 401, "Invalid API key in request"\)`,
-				`3\. Two 503s and a dropped connection: no error after 4 requests; BTCUSDT last \d+`,
-				`4\. Over the quota, no retries: ErrRateLimited, retry after 30s`,
-				`5\. A chunk refused with 429: BatchError, 10 codes without results; 20 quotes arrived; missing \[1011 1012 1013 1014 1015 1016 1017 1018 1019 1020\]`,
-				`It also matches ErrRateLimited: true`,
-				`Retrying just the missing codes: no error, 10 more quotes`,
-			)
-			if regexp.MustCompile(`not-a-real-token|markettest-token`).MatchString(out) {
-				t.Errorf("a token was printed:\n%s", out)
-			}
-		})
-	}
+	exampletest.RunAtClocks(t, run, exampletest.Clocks(), func(t *testing.T, _ time.Time, out string) {
+		exampletest.MatchAll(t, out,
+			`1\. A blank code: ErrInvalidArgument\n   itick: invalid argument: `,
+			`2\. A wrong token: ErrUnauthorized \(HTTP 401, "Invalid API key in request"\)`,
+			`3\. Two 503s and a dropped connection: no error after 4 requests; BTCUSDT last \d+`,
+			`4\. Over the quota, no retries: ErrRateLimited, retry after 30s`,
+			`5\. A chunk refused with 429: BatchError, 10 codes without results; 20 quotes arrived; missing \[1011 1012 1013 1014 1015 1016 1017 1018 1019 1020\]`,
+			`It also matches ErrRateLimited: true`,
+			`Retrying just the missing codes: no error, 10 more quotes`,
+		)
+		if regexp.MustCompile(`not-a-real-token|markettest-token`).MatchString(out) {
+			t.Errorf("a token was printed:\n%s", out)
+		}
+	})
 }
 
 // TestKindTestsBatchErrorFirst checks that a batch whose failed chunk

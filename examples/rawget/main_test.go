@@ -4,32 +4,30 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/d19c4e34/itick/examples/internal/exampletest"
 )
 
 func TestRunOffline(t *testing.T) {
-	for name, at := range exampletest.Clocks() {
-		t.Run(name, func(t *testing.T) {
-			out := exampletest.RunOffline(t, run, at)
-			exampletest.MatchAll(t, out,
-				`TYPE\s+REGION\s+CODE\s+NAME\s+EXCHANGE\s+SHORT NAME`,
-				`stock\s+HK\s+700\s+Tencent Holdings Ltd\.\s+HKEX\s+Tencent`,
-				`stock\s+US\s+AAPL\s+Apple Inc\.\s+NASDAQ\s+Apple`,
-				`crypto\s+BA\s+BTCUSDT\s+Bitcoin / Tether\s+BA\s+BTC`,
-				`forex\s+GB\s+EURUSD\s+Euro / US Dollar\s+GB\s+EUR/USD`,
-				`stock\s+US\s+NOSUCHCODE\s+\(not found\)`,
-				`GET /symbol/info as raw bytes \(\d+ bytes\):`,
-				`(?m)^6 requests in 6 attempts$`,
-			)
-			_, rawPart, _ := strings.Cut(out, "bytes):\n")
-			line, _, _ := strings.Cut(rawPart, "\n")
-			var data map[string]any
-			if err := json.Unmarshal([]byte(line), &data); err != nil || data["c"] != "700" {
-				t.Errorf("the raw data %q is not the symbol's JSON: %v", line, err)
-			}
-		})
-	}
+	exampletest.RunAtClocks(t, run, exampletest.Clocks(), func(t *testing.T, _ time.Time, out string) {
+		exampletest.MatchAll(t, out,
+			`TYPE\s+REGION\s+CODE\s+NAME\s+EXCHANGE\s+SHORT NAME`,
+			`stock\s+HK\s+700\s+Tencent Holdings Ltd\.\s+HKEX\s+Tencent`,
+			`stock\s+US\s+AAPL\s+Apple Inc\.\s+NASDAQ\s+Apple`,
+			`crypto\s+BA\s+BTCUSDT\s+Bitcoin / Tether\s+BA\s+BTC`,
+			`forex\s+GB\s+EURUSD\s+Euro / US Dollar\s+GB\s+EUR/USD`,
+			`stock\s+US\s+NOSUCHCODE\s+\(not found\)`,
+			`GET /symbol/info as raw bytes \(\d+ bytes\):`,
+			`(?m)^6 requests in 6 attempts$`,
+		)
+		_, rawPart, _ := strings.Cut(out, "bytes):\n")
+		line, _, _ := strings.Cut(rawPart, "\n")
+		var data map[string]any
+		if err := json.Unmarshal([]byte(line), &data); err != nil || data["c"] != "700" {
+			t.Errorf("the raw data %q is not the symbol's JSON: %v", line, err)
+		}
+	})
 }
 
 // TestMain lets MainHelp run main in a process of its own.

@@ -125,6 +125,16 @@ func RunOffline(t testing.TB, run Run, at time.Time, args ...string) string {
 	return buf.String()
 }
 
+// RunAtClocks runs the program offline at each of clocks, in a subtest
+// named after the clock, and hands check what it printed (see
+// [RunOffline]).
+func RunAtClocks(t *testing.T, run Run, clocks map[string]time.Time, check func(t *testing.T, at time.Time, out string)) {
+	t.Helper()
+	for name, at := range clocks {
+		t.Run(name, func(t *testing.T) { check(t, at, RunOffline(t, run, at)) })
+	}
+}
+
 // MatchAll checks that out matches each of the regular expressions res.
 func MatchAll(t testing.TB, out string, res ...string) {
 	t.Helper()

@@ -6,13 +6,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/d19c4e34/itick/internal/testutil"
 	"github.com/d19c4e34/itick/markettest"
@@ -161,6 +165,37 @@ func TestRunOffline(t *testing.T) {
 	r := check(t, func(tb testing.TB) { RunOffline(tb, fakeRun(false), Weekend, "extra") })
 	if !r.fatal || !strings.Contains(r.errs[0], "unexpected arguments") {
 		t.Errorf("a failing run: %q (fatal %v)", r.errs, r.fatal)
+	}
+}
+
+// TestRunAtClocks checks that each clock has its subtest, which gets the
+// clock and what the program printed at it.
+func TestRunAtClocks(t *testing.T) {
+	var times []string
+	run := func(ctx context.Context, args []string, w io.Writer, sim ...markettest.Option) error {
+		srv := markettest.NewServer(sim...)
+		defer srv.Close()
+		times = append(times, srv.Now().Format(time.RFC3339))
+		return fakeRun(false)(ctx, args, w, sim...)
+	}
+	got := map[string]string{}
+	RunAtClocks(t, run, Clocks(), func(t *testing.T, at time.Time, out string) {
+		if !strings.HasSuffix(out, "args [], 1 options\n") {
+			t.Errorf("output %q", out)
+		}
+		got[t.Name()] = at.Format(time.RFC3339)
+	})
+	want := map[string]string{}
+	for name, at := range Clocks() {
+		want["TestRunAtClocks/"+strings.ReplaceAll(name, " ", "_")] = at.Format(time.RFC3339)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("subtests and their clocks (-want +got):\n%s", diff)
+	}
+	slices.Sort(times)
+	wantTimes := slices.Sorted(maps.Values(want))
+	if diff := cmp.Diff(wantTimes, times); diff != "" {
+		t.Errorf("the simulator's clocks (-want +got):\n%s", diff)
 	}
 }
 
