@@ -59,11 +59,11 @@ func MainHelp(t testing.TB, usage string, more ...string) {
 	t.Helper()
 	out, err := Command(t.Context(), "-h").Output()
 	if err != nil {
-		var stderr []byte
-		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
-			stderr = ee.Stderr
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("-h: %v\n%s", err, ee.Stderr)
 		}
-		t.Fatalf("-h: %v\n%s", err, stderr)
+		t.Fatalf("-h: %v", err)
 	}
 	if !strings.HasPrefix(string(out), usage) || !containsAll(string(out), more) {
 		t.Errorf("-h printed %q, want it to start with %q and hold %q", out, usage, more)

@@ -5,13 +5,18 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -335,5 +340,42 @@ func TestRecent(t *testing.T) {
 	}
 	if n := len(RecentClocks()); n != 3 {
 		t.Errorf("%d recent clocks, want 3", n)
+	}
+}
+
+// TestProgramsImportOnlyPublicPackages keeps the example programs
+// standalone: no file of theirs but a test imports an internal package,
+// this one included.
+func TestProgramsImportOnlyPublicPackages(t *testing.T) {
+	programs := 0
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "internal" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		if f.Name.Name == "main" {
+			programs++
+		}
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, "github.com/d19c4e34/itick/") && slices.Contains(strings.Split(p, "/"), "internal") {
+				t.Errorf("%s imports %s", path, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if programs < 17 {
+		t.Errorf("%d files of example programs found under examples/, want one at least for each of the 17 programs", programs)
 	}
 }
