@@ -55,6 +55,16 @@ func fetchBatch[T any](ctx context.Context, c *Client, path string, region Regio
 		results[i] = got
 		return nil
 	}
+	if len(chunks) == 1 {
+		// One request needs neither a schedule nor a merge.
+		if err := fetch(ctx, 0); err != nil {
+			return nil, err
+		}
+		if results[0] == nil {
+			return map[string]T{}, nil
+		}
+		return results[0], nil
+	}
 	// Until one request has succeeded, chunks go one at a time: the first
 	// one tells whether the token and the plan are good.
 	first := 0
@@ -86,12 +96,6 @@ func fetchBatch[T any](ctx context.Context, c *Client, path string, region Regio
 		for k, v := range r {
 			merged[k] = v
 		}
-	}
-	if len(chunks) == 1 {
-		if errs[0] != nil {
-			return nil, errs[0]
-		}
-		return merged, nil
 	}
 	var be BatchError
 	for i, err := range errs {

@@ -69,6 +69,9 @@ func WithQuoteExchange(exchange string) QuoteOption {
 }
 
 func quoteQuery(opts []QuoteOption) url.Values {
+	if len(opts) == 0 {
+		return nil
+	}
 	var o quoteOptions
 	for _, opt := range opts {
 		if opt != nil {

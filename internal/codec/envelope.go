@@ -192,6 +192,10 @@ type Failure struct {
 	Message  string // the envelope's msg or the gateway's message, or what was wrong with the body; redacted and bounded
 }
 
+// escape returns a copy of f on the heap, so that a Check that succeeds
+// allocates nothing.
+func (f Failure) escape() *Failure { return &f }
+
 // Check applies the success rule to a response: its HTTP status, its
 // envelope as ScanEnvelope read it, and parseErr, why the body could not be
 // read as one. Anything but a 2xx status with a whole envelope whose code
@@ -202,7 +206,7 @@ func Check(status int, e *Envelope, parseErr error, blocks [][]byte, red *redact
 	if parseErr != nil {
 		b := Join(blocks)
 		f.Message = ServerText(DescribeBody(b, Detail(b, b, parseErr, red), red), red)
-		return &f
+		return f.escape()
 	}
 	if e.HasCode {
 		f.Code, f.CodeText = e.Code.N, CodeText(red.String(e.Code.Text))
@@ -219,17 +223,17 @@ func Check(status int, e *Envelope, parseErr error, blocks [][]byte, red *redact
 		if f.Message == "" && !e.HasCode {
 			f.Message = ServerText(DescribeBody(Join(blocks), "", red), red)
 		}
-		return &f
+		return f.escape()
 	}
 	if !e.HasCode {
 		if f.Message == "" {
 			f.Message = "response has no envelope code"
 		}
-		return &f
+		return f.escape()
 	}
 	// The rule reads the whole message: a cut one may have lost the text.
 	if !e.Code.Success() || errtext.Fails(raw) {
-		return &f
+		return f.escape()
 	}
 	return nil
 }
