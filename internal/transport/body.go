@@ -400,12 +400,17 @@ func (a *Attempt) readGzip(ctx context.Context, r io.Reader, declared int64, res
 		covered = size
 	}
 
-	zr, err := gzip.NewReader(&blocksReader{blocks: blocks})
+	br := &blocksReader{blocks: blocks}
+	zr, err := getGzipReader(br)
 	if err != nil {
+		br.blocks = nil
 		return nil, fmt.Errorf("itick: reading response body: %w", err)
 	}
 	f := filler{a: a, limit: a.MaxBody, cur: make([]byte, 0, size+1), covered: covered, extra: z.n}
-	if err := f.fill(ctx, zr, res); err != nil {
+	err = f.fill(ctx, zr, res)
+	br.blocks = nil // the pooled reader keeps br, but not this body
+	gzipReaders.Put(zr)
+	if err != nil {
 		return nil, err
 	}
 	body := f.take()
@@ -414,6 +419,26 @@ func (a *Attempt) readGzip(ctx context.Context, r io.Reader, declared int64, res
 		body[0] = append([]byte(nil), first...)
 	}
 	return body, nil
+}
+
+// gzipReaders keeps decompressors between bodies: each holds a 32 KiB
+// window and its tables, which would otherwise be made again for every
+// response, whatever its size.
+var gzipReaders sync.Pool
+
+// getGzipReader returns a gzip reader of r, from the pool when it has one.
+// The caller puts it back once done reading, whatever the outcome: Reset
+// clears its state for the next body.
+func getGzipReader(r io.Reader) (*gzip.Reader, error) {
+	zr, ok := gzipReaders.Get().(*gzip.Reader)
+	if !ok {
+		return gzip.NewReader(r)
+	}
+	if err := zr.Reset(r); err != nil {
+		gzipReaders.Put(zr)
+		return nil, err
+	}
+	return zr, nil
 }
 
 // trailerSize returns a gzip body's ISIZE: its last 4 bytes, little-endian,

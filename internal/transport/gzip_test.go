@@ -6,10 +6,12 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -265,5 +267,69 @@ func TestGzipOnlyWhereNetHTTPWouldAsk(t *testing.T) {
 	}
 	if string(resp.Body.(*Body).Bytes()) != "brotli bytes" || resp.Header.Get("Content-Encoding") != "br" {
 		t.Errorf("a br body was changed")
+	}
+}
+
+// TestGzipReadersReusedAcrossBodies: decompressors are reused between
+// bodies, so bodies read at once, and good ones after corrupt and cut
+// ones, must each read as exactly their own bytes.
+func TestGzipReadersReusedAcrossBodies(t *testing.T) {
+	t.Parallel()
+	plain := make([][]byte, 4)
+	bodies := map[string][]byte{}
+	for i := range plain {
+		plain[i] = bytes.Repeat([]byte(strconv.Itoa(i)+" quote "), 1000*(i+1))
+		bodies["/good"+strconv.Itoa(i)] = gzipped(plain[i])
+	}
+	good := bodies["/good3"]
+	corrupt := bytes.Clone(good)
+	for i := 20; i < 60; i++ {
+		corrupt[i] ^= 0x55
+	}
+	bodies["/header"] = []byte("not gzip at all")
+	bodies["/data"] = corrupt
+	bodies["/cut"] = good[:len(good)/2]
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(bodies[r.URL.Path])
+	}))
+	t.Cleanup(srv.Close)
+	a := &Attempt{Base: newTransport(t), MaxBody: 1 << 20}
+	paths := []string{"/header", "/good0", "/data", "/good1", "/cut", "/good2", "/good3"}
+	errs := make(chan error, 4)
+	for w := range 4 {
+		go func() {
+			for round := range 20 {
+				for k := range paths {
+					p := paths[(k+w+round)%len(paths)]
+					resp, err := get(t, context.Background(), a, srv.URL+p)
+					if bad := !strings.HasPrefix(p, "/good"); bad {
+						if err == nil {
+							resp.Body.Close()
+							errs <- fmt.Errorf("%s: no error", p)
+							return
+						}
+						continue
+					}
+					if err != nil {
+						errs <- fmt.Errorf("%s: %v", p, err)
+						return
+					}
+					got, err := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					i, _ := strconv.Atoi(strings.TrimPrefix(p, "/good"))
+					if err != nil || !bytes.Equal(got, plain[i]) {
+						errs <- fmt.Errorf("%s: read %d bytes (%v), want its own %d", p, len(got), err, len(plain[i]))
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
