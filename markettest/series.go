@@ -17,9 +17,10 @@ const hourMs = 60 * 60 * 1000
 // A view is one product's candles as they stand at now: its walk, its
 // calendar and the time, which say what has traded so far.
 type view struct {
-	w   walker
-	cal calendar
-	now int64 // ms
+	w    walker
+	cal  calendar
+	now  int64     // ms
+	days *dayRange // made for the first finished day built
 }
 
 // candle builds the candle of the view's product that starts at start
@@ -40,9 +41,11 @@ type view struct {
 //
 // A finished trading day's range is therefore the range of its hours'
 // opens and closes: each hour's range stays within it, and the hour whose
-// open or close sets it reaches it. So a finished day costs two prices an
-// hour, and a long history of daily candles is cheap. A day still trading
-// at now is built from its hours so far instead.
+// open or close sets it reaches it. Those are prices of the walk alone,
+// most of which a bound shows to be neither the highest nor the lowest
+// (see dayRange), so a long history of daily candles is cheap, for a
+// market trading all day as for one trading a few hours. A day still
+// trading at now is built from its hours so far instead.
 //
 // A candle of an hour or more is kept in a cache: it is the same for every
 // request that sees the same trading in it, which its start and the end of
@@ -79,7 +82,7 @@ func (g *Generator) build(v *view, start, span int64, ws []tradingSpan) itick.Kl
 		traded += s.to - s.from
 	}
 	if span == dayMs && v.wholeDay(start, ws) {
-		return g.kline(p, start, span, traded, dayPrices(w, ws))
+		return g.kline(p, start, span, traded, v.dayPrices(ws))
 	}
 	open := p.round(w.price(ws[0].from))
 	cl := p.round(w.price(ws[len(ws)-1].to - 1))
@@ -152,25 +155,41 @@ func (g *Generator) wholeDayCandle(v *view, day int64) itick.Kline {
 
 // dayPrices are the prices of a whole trading day with windows ws: its
 // open and close, and as its range the highest and lowest of the opens and
-// closes of the hours that trade.
-func dayPrices(w *walker, ws []tradingSpan) ohlc {
-	var xo, xc float64
-	xhi, xlo := math.Inf(-1), math.Inf(1)
-	var buf [4]tradingSpan
-	for t := floorDiv(ws[0].from, hourMs) * hourMs; t < ws[len(ws)-1].to; t += hourMs {
-		sub := clip(buf[:0], ws, t, t+hourMs)
-		if len(sub) == 0 {
-			continue
-		}
-		o, c := w.noise(sub[0].from), w.noise(sub[len(sub)-1].to-1)
-		if t <= ws[0].from {
-			xo = o
-		}
-		xc = c
-		xhi, xlo = max(xhi, o, c), min(xlo, o, c)
+// closes of the hours that trade. The view keeps a dayRange for them,
+// which carries what one day's range works out over to the next.
+func (v *view) dayPrices(ws []tradingSpan) ohlc {
+	var buf [maxDayPrices]int64
+	ts := hourEdges(&buf, ws)
+	if v.days == nil {
+		v.days = newDayRange(v.w.p.key)
 	}
+	xo, xc, xhi, xlo := v.days.extremes(ts)
+	w := &v.w
 	p := w.p
 	return ohlc{p.round(w.level(xo)), p.round(w.level(xhi)), p.round(w.level(xlo)), p.round(w.level(xc))}
+}
+
+// hourEdges returns, in buf, the first and the last trading instant of
+// each hour the windows ws (in order, apart, within a UTC day) trade in,
+// in time order: a window that starts in an hour an earlier one traded in
+// moves that hour's last instant.
+func hourEdges(buf *[maxDayPrices]int64, ws []tradingSpan) []int64 {
+	n := 0
+	hour := int64(math.MinInt64)
+	for _, w := range ws {
+		for t := w.from; t < w.to; {
+			h := floorDiv(t, hourMs) * hourMs
+			end := min(w.to, h+hourMs)
+			if h != hour {
+				buf[n] = t
+				n += 2
+				hour = h
+			}
+			buf[n-1] = end - 1
+			t = end
+		}
+	}
+	return buf[:n]
 }
 
 // clip appends to buf the parts of the windows ws (in order, disjoint)
