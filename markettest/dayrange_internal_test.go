@@ -1,8 +1,10 @@
 package markettest
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -264,4 +266,232 @@ func TestSmoothSumIsItsOctaves(t *testing.T) {
 		}
 	}
 	t.Logf("largest difference %.3g", worst)
+}
+
+// exactDailyCandles is the reference for the daily candles of a product
+// from the UTC midnight from up to to, every day finished: each range
+// worked out from the noise at every hour's open and close, one instant at
+// a time, as the candles were built before dayRange bounded them.
+func exactDailyCandles(g *Generator, class Class, region itick.Region, code string, from, to int64) []itick.Kline {
+	p := g.product(class, region, code)
+	cal := calendarOf(class, region, code)
+	w := walker{p: p}
+	var out []itick.Kline
+	for day := from; day < to; day += dayMs {
+		ws := cal.windows(day, day+dayMs)
+		if len(ws) == 0 {
+			continue
+		}
+		var traded int64
+		for _, s := range ws {
+			traded += s.to - s.from
+		}
+		x := plainDayNoise(p, ws)
+		out = append(out, g.kline(p, day, dayMs, traded, ohlc{p.round(w.level(x.Open)), p.round(w.level(x.High)),
+			p.round(w.level(x.Low)), p.round(w.level(x.Close))}))
+	}
+	return out
+}
+
+// dailyProducts are products of every class and of markets with a lunch
+// break, half days and summer time.
+var dailyProducts = []struct {
+	class  Class
+	region itick.Region
+	code   string
+}{
+	{Stock, itick.RegionUS, "AAPL"},
+	{Stock, itick.RegionUS, "Q17"},
+	{Stock, itick.RegionHK, "700"},
+	{Stock, "SH", "600519"},
+	{Stock, "JP", "7203"},
+	{Crypto, itick.RegionBA, "BTCUSDT"},
+	{Crypto, itick.RegionBA, "C5USDT"},
+	{Forex, itick.RegionGB, "EURUSD"},
+	{Forex, itick.RegionGB, "FX3"},
+	{Future, itick.RegionUS, "GC"},
+	{Fund, itick.RegionUS, "U2"},
+	{Indices, itick.RegionGB, "HSI"},
+	{Indices, itick.RegionGB, "UKX"},
+	{Indices, itick.RegionGB, "DAX"},
+}
+
+// TestDailyCandlesAreTheExactOnes checks that a history of daily candles,
+// built as a backfill asks for it (newest day first, each day's range
+// bounded), is to the bit the one the exact computation gives, for several
+// seeds, every class and three and a half years.
+func TestDailyCandlesAreTheExactOnes(t *testing.T) {
+	t.Parallel()
+	from := time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC)
+	to := time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC)
+	for _, seed := range []uint64{1, 2, 99, 20260101} {
+		for _, pr := range dailyProducts {
+			t.Run(fmt.Sprintf("%d/%s/%s/%s", seed, pr.class, pr.region, pr.code), func(t *testing.T) {
+				t.Parallel()
+				g := NewGenerator(seed)
+				got := g.Series(pr.class, pr.region, pr.code, itick.OneDay, from, to, to)
+				want := exactDailyCandles(NewGenerator(seed), pr.class, pr.region, pr.code, from.UnixMilli(), to.UnixMilli())
+				if len(want) < 800 {
+					t.Fatalf("%d days trade, want a long history", len(want))
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("(-exact +bounded):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// TestDailyCandlesOnSpecialDays checks days whose trading is out of the
+// ordinary against the exact computation, asked for alone and within a
+// history: first that the calendar gives the day the windows the case is
+// about (UTC), so the case tests what it says.
+func TestDailyCandlesOnSpecialDays(t *testing.T) {
+	t.Parallel()
+	hm := func(day time.Time, h, m int) int64 {
+		return day.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute).UnixMilli()
+	}
+	tests := []struct {
+		name   string
+		class  Class
+		region itick.Region
+		code   string
+		day    time.Time
+		want   func(day time.Time) []tradingSpan
+	}{
+		{"US half day after Thanksgiving", Stock, itick.RegionUS, "AAPL", time.Date(2024, 11, 29, 0, 0, 0, 0, time.UTC),
+			func(d time.Time) []tradingSpan { return []tradingSpan{{hm(d, 14, 30), hm(d, 18, 0)}} }},
+		{"US half day on Christmas Eve", Stock, itick.RegionUS, "MSFT", time.Date(2024, 12, 24, 0, 0, 0, 0, time.UTC),
+			func(d time.Time) []tradingSpan { return []tradingSpan{{hm(d, 14, 30), hm(d, 18, 0)}} }},
+		{"US last day of winter time", Stock, itick.RegionUS, "AAPL", time.Date(2024, 3, 8, 0, 0, 0, 0, time.UTC),
+			func(d time.Time) []tradingSpan { return []tradingSpan{{hm(d, 14, 30), hm(d, 21, 0)}} }},
+		{"US first day of summer time", Stock, itick.RegionUS, "AAPL", time.Date(2024, 3, 11, 0, 0, 0, 0, time.UTC),
+			func(d time.Time) []tradingSpan { return []tradingSpan{{hm(d, 13, 30), hm(d, 20, 0)}} }},
+		{"US first day of winter time", Stock, itick.RegionUS, "TSLA", time.Date(2024, 11, 4, 0, 0, 0, 0, time.UTC),
+			func(d time.Time) []tradingSpan { return []tradingSpan{{hm(d, 14, 30), hm(d, 21, 0)}} }},
+		{"HK lunch break", Stock, itick.RegionHK, "700", time.Date(2024, 6, 3, 0, 0, 0, 0, time.UTC),
+			func(d time.Time) []tradingSpan {
+				return []tradingSpan{{hm(d, 1, 30), hm(d, 4, 0)}, {hm(d, 5, 0), hm(d, 8, 0)}}
+			}},
+		{"Shanghai lunch break on the half hour", Stock, "SH", "600519", time.Date(2024, 6, 3, 0, 0, 0, 0, time.UTC),
+			func(d time.Time) []tradingSpan {
+				return []tradingSpan{{hm(d, 1, 30), hm(d, 3, 30)}, {hm(d, 5, 0), hm(d, 7, 0)}}
+			}},
+		{"index in summer time in London", Indices, itick.RegionGB, "UKX", time.Date(2024, 4, 2, 0, 0, 0, 0, time.UTC),
+			func(d time.Time) []tradingSpan { return []tradingSpan{{hm(d, 7, 0), hm(d, 15, 30)}} }},
+		{"forex on a Monday after the weekend", Forex, itick.RegionGB, "EURUSD", time.Date(2024, 6, 3, 0, 0, 0, 0, time.UTC),
+			func(d time.Time) []tradingSpan { return []tradingSpan{{hm(d, 0, 0), hm(d, 24, 0)}} }},
+		{"crypto on a leap day", Crypto, itick.RegionBA, "ETHUSDT", time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC),
+			func(d time.Time) []tradingSpan { return []tradingSpan{{hm(d, 0, 0), hm(d, 24, 0)}} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			day := tt.day.UnixMilli()
+			ws := calendarOf(tt.class, tt.region, tt.code).windows(day, day+dayMs)
+			if diff := cmp.Diff(tt.want(tt.day), ws, cmp.AllowUnexported(tradingSpan{})); diff != "" {
+				t.Fatalf("the calendar's windows (-case +calendar):\n%s", diff)
+			}
+			for _, seed := range []uint64{1, 3, 77} {
+				want := exactDailyCandles(NewGenerator(seed), tt.class, tt.region, tt.code, day, day+dayMs)
+				g := NewGenerator(seed)
+				alone := g.Series(tt.class, tt.region, tt.code, itick.OneDay, tt.day, tt.day.AddDate(0, 0, 1), tt.day.AddDate(0, 0, 1))
+				if diff := cmp.Diff(want, alone); diff != "" {
+					t.Errorf("seed %d, the day alone (-exact +bounded):\n%s", seed, diff)
+				}
+				// Within a history the day's neighbours were built first and
+				// handed it what they worked out at midnight.
+				end := tt.day.AddDate(0, 0, 5)
+				history := NewGenerator(seed).Series(tt.class, tt.region, tt.code, itick.OneDay, tt.day.AddDate(0, 0, -5), end, end)
+				i := slices.IndexFunc(history, func(k itick.Kline) bool { return k.Time.Equal(tt.day) })
+				if i < 0 {
+					t.Fatalf("seed %d: no candle on the day in a history", seed)
+				}
+				if diff := cmp.Diff(want, history[i:i+1]); diff != "" {
+					t.Errorf("seed %d, the day in a history (-exact +bounded):\n%s", seed, diff)
+				}
+			}
+		})
+	}
+}
+
+// TestDayExtremesAtAdjacentInstants checks days whose highest or lowest
+// price is one of two instants a ms apart (an hour's close and the next
+// hour's open), which share one bound and are told apart only by their
+// exact values; the test first makes sure it sees many such days.
+func TestDayExtremesAtAdjacentInstants(t *testing.T) {
+	t.Parallel()
+	g := NewGenerator(8)
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	adjacent := 0
+	for _, code := range []string{"BTCUSDT", "A1USDT", "A2USDT"} {
+		p := g.product(Crypto, itick.RegionBA, code)
+		w := walker{p: p}
+		d := newDayRange(p.key)
+		for i := range 300 {
+			day := start + int64(i)*dayMs
+			ws := []tradingSpan{{day, day + dayMs}}
+			ts := dayTimes(ws)
+			xs := make([]float64, len(ts))
+			hiAt, loAt := 0, 0
+			for j, ms := range ts {
+				xs[j] = w.noise(ms)
+				if xs[j] > xs[hiAt] {
+					hiAt = j
+				}
+				if xs[j] < xs[loAt] {
+					loAt = j
+				}
+			}
+			for _, j := range []int{hiAt, loAt} {
+				if j > 0 && ts[j]-ts[j-1] == 1 || j+1 < len(ts) && ts[j+1]-ts[j] == 1 {
+					adjacent++
+				}
+			}
+			var buf [maxDayPrices]int64
+			var got dayNoise
+			got.Open, got.Close, got.High, got.Low = d.extremes(hourEdges(&buf, ws))
+			want := dayNoise{Open: xs[0], Close: xs[len(xs)-1], High: xs[hiAt], Low: xs[loAt]}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("%s on day %d (-every price +bounded):\n%s", code, i, diff)
+			}
+		}
+	}
+	if adjacent < 500 {
+		t.Fatalf("%d extremes at one of two adjacent instants, want many", adjacent)
+	}
+}
+
+// TestDayRangeTooNarrowIsCaught checks that the comparisons above would
+// catch a bound that does not hold: a dayRange whose bounds leave out
+// three quarters of the finer octaves' reach and all of the slack for
+// rounding gets some day's range wrong.
+func TestDayRangeTooNarrowIsCaught(t *testing.T) {
+	t.Parallel()
+	var narrow [octaves + 1]float64
+	for k := range narrow {
+		narrow[k] = belowOctave[k] / 4
+	}
+	g := NewGenerator(4)
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	wrong := 0
+	for _, code := range []string{"BTCUSDT", "B1USDT"} {
+		p := g.product(Crypto, itick.RegionBA, code)
+		d := newDayRange(p.key)
+		d.width = &narrow
+		for i := range 300 {
+			day := start + int64(i)*dayMs
+			ws := []tradingSpan{{day, day + dayMs}}
+			var buf [maxDayPrices]int64
+			var got dayNoise
+			got.Open, got.Close, got.High, got.Low = d.extremes(hourEdges(&buf, ws))
+			if !cmp.Equal(plainDayNoise(p, ws), got) {
+				wrong++
+			}
+		}
+	}
+	if wrong == 0 {
+		t.Fatal("bounds a quarter as wide gave every day's range right; the comparisons could not catch a wrong bound")
+	}
+	t.Logf("%d of 600 days wrong with bounds a quarter as wide", wrong)
 }
