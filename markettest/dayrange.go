@@ -387,6 +387,7 @@ type smoothSum struct {
 	origin   int64      // ms
 	from, to int64      // the cubic holds in [from, to)
 	c        [4]float64 // the sum's cubic, lowest power first
+	moves    int        // since the cubic was last added up afresh
 	oct      [octaves - smoothOctave]octaveCubic
 }
 
@@ -402,6 +403,12 @@ type octaveCubic struct {
 // cubic: two days, over which its terms stay below 1e6 and its value
 // rounds by less than 1e-9.
 const maxSmoothReach = 2 * dayMs
+
+// maxSmoothMoves is how many times a smoothSum corrects its cubic by the
+// parts that changed before it adds it up afresh: each correction rounds
+// by less than 1e-9 more, and however a caller's requests go back and
+// forth, the rounding stays far below boundSlack.
+const maxSmoothMoves = 64
 
 // hourFrac[k] is the fraction of octave k's span an hour is.
 var hourFrac = func() [octaves]float64 {
@@ -426,9 +433,9 @@ func (s *smoothSum) at(ms int64) float64 {
 // coarser one's, and when an octave's interval stays the same, so do those
 // of the coarser ones.
 func (s *smoothSum) move(ms int64) {
-	rebase := !s.held || ms-s.origin > maxSmoothReach || s.origin-ms > maxSmoothReach
+	rebase := !s.held || ms-s.origin > maxSmoothReach || s.origin-ms > maxSmoothReach || s.moves >= maxSmoothMoves
 	if rebase {
-		s.origin = floorDiv(ms, hourMs) * hourMs
+		s.origin, s.c, s.moves = floorDiv(ms, hourMs)*hourMs, [4]float64{}, 0
 	}
 	q := floorDiv(ms, finestOctMs)
 	for k := smoothOctave; k < octaves; k++ {
@@ -453,17 +460,16 @@ func (s *smoothSum) move(ms int64) {
 		amp, d := octaveAmp[k], o.k1-o.k0
 		c := [4]float64{amp * (o.k0 + d*a*a*(3-2*a)), amp * d * 6 * a * (1 - a) * b,
 			amp * d * (3 - 6*a) * b * b, amp * d * -2 * b * b * b}
+		if rebase {
+			o.c = [4]float64{}
+		}
+		for n := range c {
+			s.c[n] += c[n] - o.c[n]
+		}
 		o.i, o.c = i, c
 	}
-	// The sum is added up afresh rather than corrected by the parts that
-	// changed, so its rounding does not pile up over a long history.
-	s.c = [4]float64{}
-	for k := range s.oct {
-		for n := range s.c {
-			s.c[n] += s.oct[k].c[n]
-		}
-	}
 	s.held = true
+	s.moves++
 	span := int64(finestOctMs) << smoothOctave
 	i := q >> smoothOctave
 	s.from, s.to = max(i*span, s.origin-maxSmoothReach), min((i+1)*span, s.origin+maxSmoothReach)

@@ -229,27 +229,20 @@ func TestDayRangeBoundsHoldTheNoise(t *testing.T) {
 
 // TestSmoothSumIsItsOctaves checks that the smooth sum's cubic is the sum
 // of its octaves, each worked out as noise does, to within a hundredth of
-// the slack bounds allow for rounding, at instants that step forward and
-// back by up to a day, jump far, and cross zero.
+// the slack bounds allow for rounding: at instants that step forward and
+// back by up to a day, jump far, and cross zero; and at instants that go
+// back and forth within one day, as the hours of a day whose candle fell
+// out of the cache ask for it again and again, so that the cubic is
+// corrected far more often than maxSmoothMoves.
 func TestSmoothSumIsItsOctaves(t *testing.T) {
 	t.Parallel()
 	g := NewGenerator(7)
 	p := g.product(Crypto, itick.RegionBA, "ETHUSDT")
 	s := smoothSum{key: p.key}
 	rng := rand.New(rand.NewPCG(5, 6))
-	ms := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
 	worst := 0.0
-	for n := range 50000 {
-		switch r := rng.IntN(20); {
-		case r < 12:
-			ms += rng.Int64N(dayMs)
-		case r < 18:
-			ms -= rng.Int64N(dayMs)
-		case r < 19:
-			ms = rng.Int64N(1<<42) - 1<<41
-		default:
-			ms = -ms
-		}
+	check := func(step int, ms int64) {
+		t.Helper()
 		var want float64
 		q := floorDiv(ms, finestOctMs)
 		for k := smoothOctave; k < octaves; k++ {
@@ -262,8 +255,34 @@ func TestSmoothSumIsItsOctaves(t *testing.T) {
 		got := s.at(ms)
 		worst = max(worst, math.Abs(got-want))
 		if math.Abs(got-want) > boundSlack/100 {
-			t.Fatalf("step %d, %d ms: cubic %v, octaves %v", n, ms, got, want)
+			t.Fatalf("step %d, %d ms: cubic %v, octaves %v", step, ms, got, want)
 		}
+	}
+	ms := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	for n := range 50000 {
+		switch r := rng.IntN(20); {
+		case r < 12:
+			ms += rng.Int64N(dayMs)
+		case r < 18:
+			ms -= rng.Int64N(dayMs)
+		case r < 19:
+			ms = rng.Int64N(1<<42) - 1<<41
+		default:
+			ms = -ms
+		}
+		check(n, ms)
+	}
+	day := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	moves := 0
+	for n := range 50000 {
+		before := s.moves
+		check(n, day+rng.Int64N(dayMs))
+		if s.moves != before {
+			moves++
+		}
+	}
+	if moves < 10*maxSmoothMoves {
+		t.Fatalf("the cubic moved %d times in a day's back and forth, want many more than %d", moves, maxSmoothMoves)
 	}
 	t.Logf("largest difference %.3g", worst)
 }
