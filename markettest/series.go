@@ -175,19 +175,21 @@ func (v *view) dayPrices(ws []tradingSpan) ohlc {
 // moves that hour's last instant.
 func hourEdges(buf *[maxDayPrices]int64, ws []tradingSpan) []int64 {
 	n := 0
-	hour := int64(math.MinInt64)
+	last := int64(math.MinInt64) // the hour the last window ended in
 	for _, w := range ws {
-		for t := w.from; t < w.to; {
-			h := floorDiv(t, hourMs) * hourMs
+		t, h := w.from, floorDiv(w.from, hourMs)*hourMs
+		if h == last {
 			end := min(w.to, h+hourMs)
-			if h != hour {
-				buf[n] = t
-				n += 2
-				hour = h
-			}
 			buf[n-1] = end - 1
+			t, h = end, h+hourMs
+		}
+		for ; t < w.to; h += hourMs {
+			end := min(w.to, h+hourMs)
+			buf[n], buf[n+1] = t, end-1
+			n += 2
 			t = end
 		}
+		last = h - hourMs
 	}
 	return buf[:n]
 }
