@@ -174,7 +174,7 @@ func TestHourEdgesAreEachHoursOpenAndClose(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 1))
 	day := time.Date(2025, 5, 5, 0, 0, 0, 0, time.UTC).UnixMilli()
-	for range 20000 {
+	for range 4000 {
 		ws := randomWindows(rng, day)
 		var buf [maxDayPrices]int64
 		if diff := cmp.Diff(dayTimes(ws), hourEdges(&buf, ws)); diff != "" {
@@ -338,19 +338,19 @@ var dailyProducts = []struct {
 // TestDailyCandlesAreTheExactOnes checks that a history of daily candles,
 // built as a backfill asks for it (newest day first, each day's range
 // bounded), is to the bit the one the exact computation gives, for several
-// seeds, every class and three and a half years.
+// seeds, every class and two and a half years.
 func TestDailyCandlesAreTheExactOnes(t *testing.T) {
 	t.Parallel()
-	from := time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC)
+	from := time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC)
 	to := time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC)
-	for _, seed := range []uint64{1, 2, 99, 20260101} {
+	for _, seed := range []uint64{1, 99, 20260101} {
 		for _, pr := range dailyProducts {
 			t.Run(fmt.Sprintf("%d/%s/%s/%s", seed, pr.class, pr.region, pr.code), func(t *testing.T) {
 				t.Parallel()
 				g := NewGenerator(seed)
 				got := g.Series(pr.class, pr.region, pr.code, itick.OneDay, from, to, to)
 				want := exactDailyCandles(NewGenerator(seed), pr.class, pr.region, pr.code, from.UnixMilli(), to.UnixMilli())
-				if len(want) < 800 {
+				if len(want) < 550 {
 					t.Fatalf("%d days trade, want a long history", len(want))
 				}
 				if diff := cmp.Diff(want, got); diff != "" {
