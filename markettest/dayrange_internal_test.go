@@ -142,7 +142,7 @@ func TestDayRangeIsItsPricesRange(t *testing.T) {
 				p := g.product(pr.class, pr.region, pr.code)
 				cal := calendarOf(pr.class, pr.region, pr.code)
 				v := &view{w: walker{p: p}, cal: cal}
-				days := 400
+				days := 200
 				for _, i := range o.order(rng, days) {
 					day := start + int64(i)*dayMs
 					for _, ws := range [][]tradingSpan{cal.windows(day, day+dayMs), randomWindows(rng, day)} {
