@@ -380,7 +380,8 @@ func (m *knotMemo) fetch(key uint64, k int, i int64) (k0, k1 float64) {
 // interval of an octave, only that octave's part is worked out again. It
 // serves a history's days one after the other, either way, and moves its
 // origin to an instant more than maxSmoothReach from it, which keeps the
-// cubics' terms small.
+// cubics' terms small, and after maxSmoothMoves corrections, which keeps
+// their rounding from piling up.
 type smoothSum struct {
 	key      uint64
 	held     bool
