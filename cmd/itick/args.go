@@ -68,6 +68,19 @@ func parseRegion(s string) (itick.Region, error) {
 	return itick.Region(r), nil
 }
 
+// parseProducts reads the CLASS REGION CODE... arguments the quote, depth
+// and klines commands share.
+func parseProducts(args []string) (class itick.AssetType, region itick.Region, codes []string, err error) {
+	if class, err = parseClass(args[0]); err != nil {
+		return class, region, nil, err
+	}
+	if region, err = parseRegion(args[1]); err != nil {
+		return class, region, nil, err
+	}
+	codes, err = parseCodes(args[2:])
+	return class, region, codes, err
+}
+
 // parseCodes trims the codes and drops repeats, keeping the first of each
 // in its order, so rows come out in the order asked for. A code in the
 // stream's code$REGION form gets a clear refusal rather than a puzzling

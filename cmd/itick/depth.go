@@ -23,15 +23,7 @@ price shows 0.`,
   itick depth crypto BA BTCUSDT --format json`,
 		Args: exactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			class, err := parseClass(args[0])
-			if err != nil {
-				return err
-			}
-			region, err := parseRegion(args[1])
-			if err != nil {
-				return err
-			}
-			codes, err := parseCodes(args[2:])
+			class, region, codes, err := parseProducts(args)
 			if err != nil {
 				return err
 			}

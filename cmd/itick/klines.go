@@ -56,13 +56,7 @@ too, at a row boundary, and a third exits at once.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req := klinesRequest{limit: limit}
 			var err error
-			if req.class, err = parseClass(args[0]); err != nil {
-				return err
-			}
-			if req.region, err = parseRegion(args[1]); err != nil {
-				return err
-			}
-			if req.codes, err = parseCodes(args[2:]); err != nil {
+			if req.class, req.region, req.codes, err = parseProducts(args); err != nil {
 				return err
 			}
 			if req.interval, err = parseInterval(intervalText); err != nil {

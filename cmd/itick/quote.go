@@ -26,15 +26,7 @@ quotes carry no change: those fields are empty (null in JSON).`,
   itick quote stock US AAPL MSFT > quotes.csv`,
 		Args: minArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			class, err := parseClass(args[0])
-			if err != nil {
-				return err
-			}
-			region, err := parseRegion(args[1])
-			if err != nil {
-				return err
-			}
-			codes, err := parseCodes(args[2:])
+			class, region, codes, err := parseProducts(args)
 			if err != nil {
 				return err
 			}
