@@ -34,6 +34,7 @@ func (s symbol) String() string {
 type conn struct {
 	srv   *Server
 	class string
+	token string // set once authenticated; the server's mu guards it
 
 	// seq serialises what a client must see in order: a subscription is
 	// registered and acknowledged under it, and a product's pushes are
@@ -62,6 +63,9 @@ func (c *conn) serve(ctx context.Context, token string) {
 		c.ws.Close(websocket.StatusPolicyViolation, MsgAuthFailed)
 		return
 	}
+	// Counted before the client hears it is in, so connections are
+	// evicted in the order their clients saw them authenticated.
+	c.srv.admit(c, token)
 	if !c.send(ctx, []byte(`{"code":1,"resAc":"auth","msg":"`+MsgAuthOK+`"}`)) {
 		return
 	}
@@ -169,6 +173,13 @@ func (c *conn) subscribe(req request) []byte {
 	}
 	if len(types) == 0 {
 		return ack(0, req.Ac, "types is empty")
+	}
+	if exists := c.srv.cfg.Exists; exists != nil {
+		for _, s := range syms {
+			if !exists(c.class, s.code, s.region) {
+				return ack(0, req.Ac, MsgNotFound)
+			}
+		}
 	}
 	added := 0
 	for _, s := range syms {

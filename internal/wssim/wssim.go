@@ -34,6 +34,12 @@ const (
 	MsgAuthFailed = "auth failed"
 	MsgLimit      = "exceeding the maximum subscription limit"
 	MsgBadAction  = "cannot be resolved action"
+	// MsgNotFound refuses a subscription to a product Config.Exists
+	// does not know: the service's E001 text.
+	MsgNotFound = "E001 not found this produce"
+	// MsgConnLimit is the reason of the close that drops a token's
+	// oldest connection when a newer one passes Config.MaxConns.
+	MsgConnLimit = "exceeding the maximum connection limit"
 )
 
 // Classes are the asset classes served, each at /<class>.
@@ -56,8 +62,13 @@ type Config struct {
 	// PingTimeout is how long a connection may stay silent before the
 	// server drops it. 0 means DefaultPingTimeout.
 	PingTimeout time.Duration
-	// MaxConns caps the connections open at once; beyond it the upgrade
-	// is refused with HTTP 429. 0 means no cap.
+	// MaxConns caps the connections one token holds at once, over every
+	// asset class, as the plan does on the service (SERVICE-EXTRA.md): a
+	// connection that authenticates past the cap is kept and the token's
+	// oldest connection is dropped, closed with StatusPolicyViolation and
+	// the reason MsgConnLimit. Two clients sharing a token over the cap
+	// thus evict each other each time one reconnects; Evictions counts
+	// the drops. 0 means no cap.
 	MaxConns int
 	// MaxSymbols caps the products one connection may subscribe to.
 	// 0 means DefaultMaxSymbols.
@@ -87,6 +98,11 @@ type Config struct {
 	// Authorize decides whether a token is accepted; nil applies Token.
 	// It is not asked while SetRefuseAuth is on, nor about an empty token.
 	Authorize func(token string) bool
+	// Exists says whether a product exists. A subscribe request naming
+	// one that does not is refused as a whole with code 0 and
+	// MsgNotFound, and nothing of it is subscribed. nil means every
+	// product exists.
+	Exists func(class, code, region string) bool
 }
 
 // Server is the simulated WebSocket service. Its methods are safe for
@@ -97,6 +113,7 @@ type Server struct {
 
 	mu     sync.Mutex
 	conns  map[*conn]struct{}
+	tokens map[string][]*conn // authenticated connections of each token, oldest first
 	closed bool
 	wg     sync.WaitGroup
 
@@ -107,6 +124,7 @@ type Server struct {
 	accepted atomic.Int64
 	pushes   atomic.Int64
 	pings    atomic.Int64
+	evicted  atomic.Int64
 }
 
 // New returns a Server with cfg's zero fields set to their defaults.
@@ -130,7 +148,7 @@ func New(cfg Config) *Server {
 		want := cfg.Token
 		cfg.Authorize = func(token string) bool { return want == "" || token == want }
 	}
-	s := &Server{cfg: cfg, source: cfg.Source, conns: make(map[*conn]struct{})}
+	s := &Server{cfg: cfg, source: cfg.Source, conns: make(map[*conn]struct{}), tokens: make(map[string][]*conn)}
 	if s.source == nil {
 		s.source = NewRandomWalk(cfg.Seed)
 	}
@@ -151,16 +169,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"code":0,"msg":"server closed"}`, http.StatusServiceUnavailable)
 		return
 	}
-	if s.cfg.MaxConns > 0 && len(s.conns) >= s.cfg.MaxConns {
-		s.mu.Unlock()
-		http.Error(w, `{"code":0,"msg":"`+MsgLimit+`"}`, http.StatusTooManyRequests)
-		return
-	}
 	c := &conn{srv: s, class: class, subs: make(map[symbol]map[string]struct{}), names: make(map[symbol]symbol)}
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
 	s.mu.Unlock()
 	defer func() {
+		s.release(c)
 		s.mu.Lock()
 		delete(s.conns, c)
 		s.mu.Unlock()

@@ -213,15 +213,6 @@ func TestFaults(t *testing.T) {
 			t.Errorf("Accepted = %d, want 2", s.Accepted())
 		}
 	})
-	t.Run("MaxConns", func(t *testing.T) {
-		t.Parallel()
-		_, url := start(t, Config{MaxConns: 1})
-		authed(t, url+"/stock")
-		_, resp, err := websocket.Dial(bounded(t), url+"/stock", &websocket.DialOptions{HTTPHeader: http.Header{"token": {"t"}}})
-		if err == nil || resp == nil || resp.StatusCode != http.StatusTooManyRequests {
-			t.Errorf("second connection: %v, want HTTP 429", err)
-		}
-	})
 	t.Run("unknown class", func(t *testing.T) {
 		t.Parallel()
 		_, url := start(t, Config{})
