@@ -59,7 +59,7 @@ type Event interface{ streamEvent() }
 // subscription to XAUUSD$GB, "BTCUSDT$ba" for BTCUSDT$BA), and a push is
 // matched to its subscription ignoring case. Code, Region and Exchange are
 // the subscription's parts as the Subscribe call wrote them, and Symbol
-// the whole of it ("XAUUSD$GB", "600519$SHSE$CN"). A push that matches no
+// the whole of it ("XAUUSD$GB", "600519$SHSE$SH"). A push that matches no
 // subscription keeps what it carried.
 
 // QuoteEvent is a pushed quote. Quote.Symbol is the code without region.

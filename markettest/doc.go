@@ -17,7 +17,8 @@
 //
 // It enforces what the service enforces: the token header (HTTP 401 with a
 // gateway body), the plan's batch size (an E003 envelope error), required
-// parameters (an envelope error with code 400), and, with WithQuota, a
+// parameters (an envelope error with code 400), the products that exist
+// (an E001 envelope error, see below), and, with WithQuota, a
 // per-minute quota over a sliding window (HTTP 429 with Retry-After).
 // WithTextCodes sends the published errors with their E-number as a string
 // in code ({"code":"E002","msg":"auth failed"}), and WithRegions answers
@@ -67,7 +68,26 @@
 // and stand still while its market is closed, K-lines are consistent,
 // aligned to their interval and nested (a day's range is its hours', a
 // week's its days'), quotes agree with the latest K-line, books sit around
-// the price, and split records fall on trading days. Any code exists.
+// the price, and split records fall on trading days.
+//
+// # Products
+//
+// Each asset class trades in the regions the service's documentation shows
+// for it (Regions): stocks in HK, SH, SZ, US, SG, JP, TW, IN, TH, DE, MX,
+// MY, TR, ES, NL, GB, ID, VN and IT; crypto in BA, BT and PB; futures in
+// US, HK and CN; funds in US; forex and indices in GB. Any code of its
+// market's form exists, made-up ones included (Exists): a stock code is
+// letters and digits, with "." or "-" inside, of up to five characters in
+// US (a share class aside: "BRK.B"), ten in IN ("&" too: "M&M") and eight
+// elsewhere; funds are as US stocks; indices and futures up to eight;
+// forex up to six; crypto a base and a quote asset (USDT, USDC, FDUSD,
+// BUSD, USD, BTC, ETH, BNB or EUR), sixteen at most. Anything else is
+// refused as the service refuses a product it does not know: a region its
+// class does not have (stock USA, crypto US) and a single product's
+// unknown code are E001 (CodeNotFound, MsgNotFound), a batch leaves an
+// unknown code out of its data, and a stream subscription naming either is
+// refused with code 0 and the E001 text. So a typo fails in a test as it
+// does in production.
 //
 // # Adding an endpoint
 //

@@ -109,6 +109,9 @@ func (s *Server) respond(r *http.Request, now time.Time) response {
 			return s.refuse(CodePlanLimit, MsgPlanLimit)
 		}
 	}
+	if unknown(rt, q) {
+		return s.refuse(CodeNotFound, MsgNotFound)
+	}
 	if !s.covers(rt, q) {
 		s.count(func(st *Stats) { st.Succeeded++ })
 		return envelopeResponse(0, rt.msg(), struct{}{})

@@ -64,20 +64,6 @@ var (
 	}
 )
 
-// stockExchanges names a region's main exchange, for synthetic listings.
-var stockExchanges = map[itick.Region]string{
-	itick.RegionUS: "NASDAQ", itick.RegionHK: "HKEX", itick.RegionSH: "SSE", itick.RegionSZ: "SZSE",
-	itick.RegionJP: "TSE", itick.RegionGB: "LSE", itick.RegionDE: "XETRA", itick.RegionSG: "SGX",
-	itick.RegionIN: "NSE", itick.RegionTW: "TWSE",
-}
-
-func exchangeOf(region itick.Region) string {
-	if e, ok := stockExchanges[region]; ok {
-		return e
-	}
-	return string(region)
-}
-
 var companySuffixes = []string{"Holdings", "Group", "Industries", "Technologies", "Corporation", "Limited"}
 
 // Listings returns the symbol list of an asset class in a region, fixed
@@ -184,12 +170,6 @@ var industries = [][2]string{
 	{"Consumer Defensive", "Beverages - Non-Alcoholic"}, {"Utilities", "Utilities - Regulated Electric"},
 }
 
-var currencies = map[itick.Region]string{
-	itick.RegionUS: "USD", itick.RegionHK: "HKD", itick.RegionSH: "CNY", itick.RegionSZ: "CNY",
-	itick.RegionJP: "JPY", itick.RegionGB: "GBP", itick.RegionDE: "EUR", itick.RegionSG: "SGD",
-	itick.RegionIN: "INR", itick.RegionTW: "TWD", itick.RegionES: "EUR", itick.RegionNL: "EUR",
-}
-
 // StockInfo returns the company profile of a stock at now. A listed stock
 // keeps its list name and exchange; any other code gets a made-up
 // company. The market capitalisation is the shares times the price at now.
@@ -209,10 +189,7 @@ func (g *Generator) StockInfo(region itick.Region, code string, now time.Time) i
 	}
 	ind := industries[mix(h^1)%uint64(len(industries))]
 	shares := math.Round(1e8 * math.Exp(unit(mix(h^2))*math.Log(200)))
-	cur := currencies[region]
-	if cur == "" {
-		cur = "USD"
-	}
+	cur := currencyOf(region)
 	slug := strings.ToLower(strings.Fields(l.short)[0])
 	return itick.StockInfo{
 		Code: l.code, Name: l.name, Type: "stock", Exchange: l.exchange, Sector: ind[0], Industry: ind[1],

@@ -191,12 +191,15 @@ func (c *call) end() (time.Time, error) {
 	return time.UnixMilli(ms), nil
 }
 
-// perCode makes one value per requested code.
+// perCode makes one value per requested code that exists, leaving the
+// others out as the service does.
 func perCode[T any](c *call, f func(code string) T) map[string]T {
 	codes := c.codes()
 	out := make(map[string]T, len(codes))
 	for _, code := range codes {
-		out[code] = f(code)
+		if Exists(c.class, c.region(), code) {
+			out[code] = f(code)
+		}
 	}
 	return out
 }

@@ -66,6 +66,9 @@ func newStreams(s *Server) *wssim.Server {
 		MaxSymbols:   s.cfg.streamMaxSymbols,
 		LooseCase:    s.cfg.streamLooseCase,
 		Live:         s.streamLive,
+		Exists: func(class, code, region string) bool {
+			return Exists(Class(class), itick.Region(region), code)
+		},
 	})
 }
 

@@ -133,7 +133,7 @@ func TestStreamPushesMatchGenerator(t *testing.T) {
 		{markettest.Crypto, itick.RegionBA, "BTCUSDT", fixedNow},
 		{markettest.Forex, itick.RegionGB, "EURUSD", fixedNow},
 		{markettest.Future, itick.RegionUS, "GC", fixedNow},
-		{markettest.Indices, itick.RegionUS, "SPX", fixedNow},
+		{markettest.Indices, itick.RegionGB, "SPX", fixedNow},
 		{markettest.Fund, itick.RegionUS, "SPY", fixedNow},
 	}
 	for _, tt := range tests {
@@ -536,7 +536,7 @@ func TestStream_LooseCaseAndExchange(t *testing.T) {
 	t.Parallel()
 	srv := streamServer(t, markettest.WithStreamLooseCase())
 	s := openStream(t, srv, "stock")
-	syms := []string{"AAPL$US", "600519$SHSE$CN"}
+	syms := []string{"AAPL$US", "VOD$LSE$GB"}
 	if err := s.Subscribe(bounded(t), syms, itick.ChannelQuote); err != nil {
 		t.Fatal(err)
 	}
@@ -550,8 +550,8 @@ func TestStream_LooseCaseAndExchange(t *testing.T) {
 			t.Fatalf("quote for %q (code %q, region %q), not a subscribed form", q.Symbol(), q.Code, q.Region)
 		}
 		seen[q.Symbol()] = true
-		if q.Symbol() == "600519$SHSE$CN" && q.Exchange != "SHSE" {
-			t.Errorf("exchange %q, want SHSE", q.Exchange)
+		if q.Symbol() == "VOD$LSE$GB" && q.Exchange != "LSE" {
+			t.Errorf("exchange %q, want LSE", q.Exchange)
 		}
 	}
 }

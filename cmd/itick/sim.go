@@ -34,8 +34,10 @@ It prints two lines a shell can read, then serves:
 
 Requests carry the token in the "token" header; the stream is at
 ws://127.0.0.1:PORT/{stock,forex,indices,crypto,future,fund}. --plan sets the
-plan whose batch size it enforces, --quota a per-minute quota (HTTP 429 with
-Retry-After past it). --addr is any host:port to listen on; the default,
+plan whose batch size it enforces, --quota a
+per-minute quota (HTTP 429 with Retry-After past it). Like the service, it
+answers E001 for a product it does not know: a region its class does not
+have (stock USA, crypto US) or a code of no market's form (NOSUCHCODE). --addr is any host:port to listen on; the default,
 127.0.0.1:0, is a free port on loopback, and any other host makes the
 simulator reachable from the network. ITICK_TOKEN is not read: the
 simulator accepts --token.`,
