@@ -18,8 +18,9 @@
 // It enforces what the service enforces: the token header (HTTP 401 with a
 // gateway body), the plan's batch size (an E003 envelope error), required
 // parameters (an envelope error with code 400), the products that exist
-// (an E001 envelope error, see below), and, with WithQuota, a
-// per-minute quota over a sliding window (HTTP 429 with Retry-After).
+// (an E001 envelope error, see below), the plan's cap on stream
+// connections, and, with WithQuota, a per-minute quota over a sliding
+// window (HTTP 429 with Retry-After).
 // WithTextCodes sends the published errors with their E-number as a string
 // in code ({"code":"E002","msg":"auth failed"}), and WithRegions answers
 // requests for markets outside the plan with code 0 and data {}, as the
@@ -88,6 +89,17 @@
 // unknown code out of its data, and a stream subscription naming either is
 // refused with code 0 and the E001 text. So a typo fails in a test as it
 // does in production.
+//
+// # Stream connections
+//
+// The plan caps the stream connections one token holds at once, over
+// every class (Free 1, Base 3, Professional 6, Premium 12; see
+// WithStreamMaxConns). As on the service, a connection past the cap is
+// accepted and the token's oldest connection is dropped, closed with
+// status 1008 and MsgStreamConnLimit: two processes sharing a token past
+// the cap evict each other each time one reconnects. StreamStats.Evictions
+// counts the drops, so a test can check that a fleet shares its
+// connections and evicts nobody.
 //
 // # Adding an endpoint
 //

@@ -79,6 +79,8 @@ type config struct {
 	streamInterval    time.Duration
 	streamPingTimeout time.Duration
 	streamMaxSymbols  int
+	streamMaxConns    int  // connections the token may hold; 0: no cap
+	ownMaxConns       bool // streamMaxConns came from WithStreamMaxConns, not from the plan
 	streamLooseCase   bool
 }
 
@@ -103,8 +105,9 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
-// WithPlan sets the plan whose batch size the server enforces. The
-// default is itick.PlanBase, the SDK's default.
+// WithPlan sets the plan whose batch size and stream connection cap the
+// server enforces (see WithStreamMaxConns). The default is
+// itick.PlanBase, the SDK's default.
 func WithPlan(p itick.Plan) Option { return func(c *config) { c.plan = p } }
 
 // WithBatchSize sets the most codes one request may carry, overriding the

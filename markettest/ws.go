@@ -66,6 +66,7 @@ func newStreams(s *Server) *wssim.Server {
 		MaxSymbols:   s.cfg.streamMaxSymbols,
 		LooseCase:    s.cfg.streamLooseCase,
 		Live:         s.streamLive,
+		MaxConns:     s.streamMaxConns(),
 		Exists: func(class, code, region string) bool {
 			return Exists(Class(class), itick.Region(region), code)
 		},
@@ -150,13 +151,17 @@ type StreamStats struct {
 	Accepted      int64 // connections upgraded since the start
 	Pushes        int64 // push messages sent since the start
 	Pings         int64 // pings received since the start
+	// Evictions is the number of connections dropped since the start
+	// because a newer one of the same token passed the plan's cap
+	// (WithStreamMaxConns): 0 for a fleet that shares its connections.
+	Evictions int64
 }
 
 // StreamStats returns the stream counters. A push is counted just before
 // it is sent, so a client never has more than Pushes.
 func (s *Server) StreamStats() StreamStats {
 	return StreamStats{Conns: s.ws.Conns(), Subscriptions: s.ws.Subscriptions(),
-		Accepted: s.ws.Accepted(), Pushes: s.ws.Pushes(), Pings: s.ws.Pings()}
+		Accepted: s.ws.Accepted(), Pushes: s.ws.Pushes(), Pings: s.ws.Pings(), Evictions: s.ws.Evictions()}
 }
 
 // streamMarket is the generator as the stream side asks for it, so

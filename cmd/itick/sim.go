@@ -34,13 +34,14 @@ It prints two lines a shell can read, then serves:
 
 Requests carry the token in the "token" header; the stream is at
 ws://127.0.0.1:PORT/{stock,forex,indices,crypto,future,fund}. --plan sets the
-plan whose batch size it enforces, --quota a
+plan whose batch size and stream connections it enforces (a connection past
+the plan's cap drops the token's oldest, as the service does), --quota a
 per-minute quota (HTTP 429 with Retry-After past it). Like the service, it
 answers E001 for a product it does not know: a region its class does not
-have (stock USA, crypto US) or a code of no market's form (NOSUCHCODE). --addr is any host:port to listen on; the default,
-127.0.0.1:0, is a free port on loopback, and any other host makes the
-simulator reachable from the network. ITICK_TOKEN is not read: the
-simulator accepts --token.`,
+have (stock USA, crypto US) or a code of no market's form (NOSUCHCODE).
+--addr is any host:port to listen on; the default, 127.0.0.1:0, is a free
+port on loopback, and any other host makes the simulator reachable from the
+network. ITICK_TOKEN is not read: the simulator accepts --token.`,
 		Example: `  itick sim
   itick sim --addr 127.0.0.1:8080 --plan free --quota 5 > sim.env &
   curl -H "token: markettest-token" 'http://127.0.0.1:8080/stock/quote?region=HK&code=700'`,
