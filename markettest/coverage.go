@@ -13,10 +13,11 @@ const MsgAuthFailed = "auth failed"
 
 // WithRegions limits the markets the plan covers to regions. A request for
 // market data of one product or many (quote, tick, depth, K-lines, company
-// profile) in any other region is answered as the service is reported to
-// answer it: code 0, no error text, and data {}. A stream subscription to
-// such a product is acknowledged and never pushed. Without this option
-// every region is covered.
+// profile) in any other region its class has is answered as the service is
+// reported to answer it: code 0, no error text, and data {}. A stream
+// subscription to such a product is acknowledged and never pushed. A region
+// the class does not have is E001 either way (see Exists). Without this
+// option every region is covered.
 func WithRegions(regions ...itick.Region) Option {
 	return func(c *config) {
 		c.regions = make(map[itick.Region]bool, len(regions))
