@@ -182,3 +182,20 @@ func ExampleOpenEnv() {
 	}
 	fmt.Println("BTCUSDT", quotes["BTCUSDT"].Last)
 }
+
+// Exists says which products the simulator serves: those of a region
+// their class has, with a code of their market's form. For any other,
+// the server answers E001, as the service does.
+func ExampleExists() {
+	fmt.Println(markettest.Exists(markettest.Stock, itick.RegionUS, "AAPL"))
+	fmt.Println(markettest.Exists(markettest.Stock, itick.RegionUS, "C042")) // made up, of the right form
+	fmt.Println(markettest.Exists(markettest.Stock, "USA", "AAPL"))
+	fmt.Println(markettest.Exists(markettest.Stock, itick.RegionUS, "NOSUCHCODE"))
+	fmt.Println(markettest.Exists(markettest.Crypto, itick.RegionUS, "BTCUSDT"))
+	// Output:
+	// true
+	// true
+	// false
+	// false
+	// false
+}

@@ -9,22 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// authedAs dials with token and reads the connect and auth messages.
-func authedAs(t *testing.T, url, token string) *websocket.Conn {
-	t.Helper()
-	c := dial(t, url, token)
-	want := []map[string]any{
-		{"code": 1.0, "msg": MsgConnected},
-		{"code": 1.0, "resAc": "auth", "msg": MsgAuthOK},
-	}
-	for _, w := range want {
-		if diff := cmp.Diff(w, readJSON(t, c)); diff != "" {
-			t.Fatalf("handshake (-want +got):\n%s", diff)
-		}
-	}
-	return c
-}
-
 // alive reports whether c still answers a ping.
 func alive(t *testing.T, c *websocket.Conn) bool {
 	t.Helper()

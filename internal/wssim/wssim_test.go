@@ -66,10 +66,17 @@ func send(t *testing.T, c *websocket.Conn, msg string) {
 	}
 }
 
-// authed dials and reads the connect and auth messages.
+// authed dials with the token "tok" and reads the connect and auth
+// messages.
 func authed(t *testing.T, url string) *websocket.Conn {
 	t.Helper()
-	c := dial(t, url, "tok")
+	return authedAs(t, url, "tok")
+}
+
+// authedAs dials with token and reads the connect and auth messages.
+func authedAs(t *testing.T, url, token string) *websocket.Conn {
+	t.Helper()
+	c := dial(t, url, token)
 	want := []map[string]any{
 		{"code": 1.0, "msg": MsgConnected},
 		{"code": 1.0, "resAc": "auth", "msg": MsgAuthOK},
