@@ -97,7 +97,9 @@ type klineRequest struct {
 	closedBy   time.Time
 }
 
-func klineQuery(interval Interval, limit int, opts []KlineOption) (klineRequest, error) {
+// klineQuery checks a K-line request; now is the client's clock, read
+// only for WithClosedOnly.
+func klineQuery(now func() time.Time, interval Interval, limit int, opts []KlineOption) (klineRequest, error) {
 	if !interval.valid() {
 		return klineRequest{}, invalidArg("unknown interval %d (want 1 to 10)", int(interval))
 	}
@@ -121,7 +123,7 @@ func klineQuery(interval Interval, limit int, opts []KlineOption) (klineRequest,
 	if o.closedOnly {
 		// Asking for candles up to the newest closed one, rather than
 		// dropping the forming one afterwards, keeps limit candles.
-		r.closedBy = closedBy(interval, time.Now())
+		r.closedBy = closedBy(interval, now())
 		if end.IsZero() || end.After(r.closedBy) {
 			end = r.closedBy
 		}
@@ -164,7 +166,7 @@ func (m market) kline(ctx context.Context, region Region, code string, interval 
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}
-	req, err := klineQuery(interval, limit, opts)
+	req, err := klineQuery(m.c.Now, interval, limit, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +206,7 @@ func readKlineData(st *codec.State) (klineData, error) {
 }
 
 func (m market) klines(ctx context.Context, region Region, codes []string, interval Interval, limit int, opts []KlineOption) (map[string][]Kline, error) {
-	req, err := klineQuery(interval, limit, opts)
+	req, err := klineQuery(m.c.Now, interval, limit, opts)
 	if err != nil {
 		return nil, err
 	}

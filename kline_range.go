@@ -24,11 +24,11 @@ type rangeSpec struct {
 	resume   map[string][]Kline // WithResume's; nil without it
 }
 
-// newRangeSpec checks the arguments every range call shares. A to in the
-// future means now; with WithClosedOnly, the range ends after the newest
-// candle that has closed. That may leave nothing: from >= to is then no
+// newRangeSpec checks the arguments every range call shares. A to after
+// now, the client's clock, means now; with WithClosedOnly, the range ends
+// after the newest candle closed by now. That may leave nothing: from >= to is then no
 // error, and no request is sent.
-func newRangeSpec(region Region, interval Interval, from, to time.Time, opts []KlineOption) (rangeSpec, error) {
+func newRangeSpec(now time.Time, region Region, interval Interval, from, to time.Time, opts []KlineOption) (rangeSpec, error) {
 	if err := region.validate(); err != nil {
 		return rangeSpec{}, err
 	}
@@ -60,7 +60,6 @@ func newRangeSpec(region Region, interval Interval, from, to time.Time, opts []K
 		}
 		page = o.pageSize
 	}
-	now := time.Now()
 	if to.After(now) {
 		to = now
 	}
@@ -185,7 +184,7 @@ func (m market) klineRange(ctx context.Context, region Region, code string, inte
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}
-	spec, err := newRangeSpec(region, interval, from, to, opts)
+	spec, err := newRangeSpec(m.c.Now(), region, interval, from, to, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +218,7 @@ func (m market) klinesRange(ctx context.Context, region Region, codes []string, 
 	if err := checkContext(ctx); err != nil {
 		return nil, err
 	}
-	spec, err := newRangeSpec(region, interval, from, to, opts)
+	spec, err := newRangeSpec(m.c.Now(), region, interval, from, to, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +283,7 @@ func (m market) sendRound(ctx context.Context, run *rangeRun, path string, chunk
 	spec := run.spec
 	fetch := func(ctx context.Context, i int) error {
 		ch := chunks[i]
-		req, err := klineQuery(spec.interval, spec.Page, spec.pageOptions(ch.End))
+		req, err := klineQuery(m.c.Now, spec.interval, spec.Page, spec.pageOptions(ch.End))
 		if err != nil {
 			return err
 		}

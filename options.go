@@ -50,6 +50,7 @@ type settings struct {
 	concurrency int
 	userAgent   string
 	logger      *slog.Logger
+	clock       *clock // the client's now (WithClock)
 }
 
 // Defaults of a new Client.
@@ -93,6 +94,7 @@ func defaultSettings() *settings {
 		minBackoff:  DefaultMinBackoff,
 		maxBackoff:  DefaultMaxBackoff,
 		concurrency: DefaultConcurrency,
+		clock:       realClock,
 	}
 }
 

@@ -15,7 +15,8 @@ import (
 // close comes from a REST quote snapshot of each product, taken when it is
 // subscribed to quotes and again when its trading day changes: the date of
 // a pushed quote's Time, in its market's time zone, differs from the
-// snapshot's. Snapshots are batch calls on the client's limiter, counted in
+// snapshot's. A quote without a Time is dated by the client's clock
+// (WithClock). Snapshots are batch calls on the client's limiter, counted in
 // Stats. Classes whose REST quotes carry no previous close (crypto) keep
 // the fields zero.
 func WithPrevClose() StreamOption {
@@ -59,8 +60,8 @@ func upperSymbol(s stream.Symbol) stream.Symbol {
 }
 
 // fill sets q's PrevClose, Change and ChangePercent from sym's snapshot, and
-// asks for a new one when there is none, or when q's day is past the
-// snapshot's and past any day a renewal was asked for. A push of an
+// asks for a new one when there is none, or when q's day (see dayOf) is
+// past the snapshot's and past any day a renewal was asked for. A push of an
 // earlier day, one that was in flight when the day changed, asks for
 // nothing.
 func (p *prevCloses) fill(sym stream.Symbol, q *Quote) {
@@ -73,14 +74,20 @@ func (p *prevCloses) fill(sym stream.Symbol, q *Quote) {
 		q.Change = q.Last - pc.price
 		q.ChangePercent = q.Change / pc.price * 100
 	}
-	switch {
-	case !ok:
+	if !ok {
 		p.schedule(key, 0)
-	case !q.Time.IsZero():
-		if day := tradingDay(q.Time, Region(sym.Region)); day > pc.day && day > pc.asked {
-			p.schedule(key, day)
-		}
+	} else if day := p.dayOf(q.Time, Region(sym.Region)); day > pc.day && day > pc.asked {
+		p.schedule(key, day)
 	}
+}
+
+// dayOf is the trading day of a quote of region at t; a quote that
+// carries no time is dated by the client's clock, when it arrived.
+func (p *prevCloses) dayOf(t time.Time, region Region) int {
+	if t.IsZero() {
+		t = p.m.c.Now()
+	}
+	return tradingDay(t, region)
 }
 
 // schedule marks a product for renewal, and for a new day, every product
@@ -142,7 +149,7 @@ func (p *prevCloses) snapshot(ctx context.Context, syms []stream.Symbol) error {
 				p.due[key] = time.Now().Add(retryAfter)
 				continue
 			}
-			p.byKey[key] = prevClose{price: q.PrevClose, day: tradingDay(q.Time, Region(g.region)), asked: p.byKey[key].asked}
+			p.byKey[key] = prevClose{price: q.PrevClose, day: p.dayOf(q.Time, Region(g.region)), asked: p.byKey[key].asked}
 			delete(p.due, key)
 		}
 		p.mu.Unlock()
