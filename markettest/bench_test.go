@@ -25,7 +25,7 @@ func BenchmarkGeneratorKlines1000(b *testing.B) {
 
 // BenchmarkServerBatchQuotes is one SDK call for 500 codes, 50 requests of 10.
 func BenchmarkServerBatchQuotes(b *testing.B) {
-	srv := markettest.NewServer()
+	srv := markettest.NewServer(markettest.WithFixedClock(fixedNow))
 	defer srv.Close()
 	client, err := srv.Client()
 	if err != nil {

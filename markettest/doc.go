@@ -37,7 +37,8 @@
 // simulator: a client for the service when ITICK_TOKEN is set, for a
 // simulator it starts otherwise.
 //
-//	srv := markettest.NewServer(markettest.WithSeed(7))
+//	srv := markettest.NewServer(markettest.WithSeed(7),
+//		markettest.WithFixedClock(time.Date(2025, 6, 4, 15, 30, 0, 0, time.UTC)))
 //	defer srv.Close()
 //	client, err := srv.Client()
 //	...
@@ -58,12 +59,37 @@
 // indices in their market's regular sessions (not in a lunch break, not
 // on a weekend or a holiday). A subscription made while the market is
 // closed is acknowledged and stays silent until it opens, so a test that
-// expects pushes of a stock pins the clock (WithClock) inside its market's
+// expects pushes of a stock pins the clock (see below) inside its market's
 // hours, or subscribes to a crypto pair. With WithRegions, a subscription
 // to a product of a region outside the plan is acknowledged too, counts
 // toward the subscription limit, and is never pushed: the service answers
 // such a REST request with success and no data, and the stream is taken
 // to be as quiet.
+//
+// # Pin the clock
+//
+// The simulator answers as of its clock, the real one unless told
+// otherwise, and, like the service, pushes nothing for a closed market. A
+// test left on the real clock passes or hangs depending on when it runs:
+// one that waits for a US quote passes at 15:30 UTC on a Wednesday and
+// waits forever at 06:00, on a Saturday or on a holiday; one that counts
+// candles gets another count every hour. Pin the clock at an instant the
+// test is about:
+//
+//	// 11:30 on a Wednesday in New York: US stocks trade, Hong Kong's have closed.
+//	at := time.Date(2025, 6, 4, 15, 30, 0, 0, time.UTC)
+//	srv := markettest.NewServer(markettest.WithFixedClock(at))
+//	client, err := srv.Client() // on the same clock: itick.WithClock(srv.Now)
+//
+// WithFixedClock stops the clock, so every answer is the same on every
+// run; NewManualClock gives a clock the test moves (to the next trading
+// day, past a quota window); WithClockFrom pins the date and hour and lets
+// the seconds pass in real time. Clients from Client and OpenEnv read the
+// server's clock, so what the SDK works out from its own now (a range's
+// end, WithClosedOnly) agrees with what the simulator serves; a program
+// under test should read Client.Now rather than time.Now for the same
+// reason. A program run offline through OpenEnv is pinned with
+// ITICK_SIM_TIME.
 //
 // Data comes from a Generator: prices follow a random walk per product
 // and stand still while its market is closed, K-lines are consistent,

@@ -30,7 +30,7 @@ func ExampleNewServer() {
 }
 
 func ExampleServer_Inject() {
-	srv := markettest.NewServer()
+	srv := markettest.NewServer(markettest.WithFixedClock(time.Date(2025, 1, 2, 15, 4, 5, 0, time.UTC)))
 	defer srv.Close()
 	client, _ := srv.Client()
 	ctx := context.Background()
@@ -116,7 +116,7 @@ func ExampleWithClock() {
 // FailNext fails the next requests with a status; the client retries
 // them within its budget, and Stats counts what the server saw.
 func ExampleServer_FailNext() {
-	srv := markettest.NewServer()
+	srv := markettest.NewServer(markettest.WithFixedClock(time.Date(2025, 1, 2, 15, 4, 5, 0, time.UTC)))
 	defer srv.Close()
 	client, err := srv.Client(itick.WithRetries(1)) // two attempts a call
 	if err != nil {
@@ -139,7 +139,7 @@ func ExampleServer_FailNext() {
 // SetRandomFaults fails a share of requests at random, the same ones for
 // a seed and an order of requests, to soak a client or a bot.
 func ExampleServer_SetRandomFaults() {
-	srv := markettest.NewServer()
+	srv := markettest.NewServer(markettest.WithFixedClock(time.Date(2025, 1, 2, 15, 4, 5, 0, time.UTC)))
 	defer srv.Close()
 	client, err := srv.Client(itick.WithRetries(5))
 	if err != nil {
@@ -166,6 +166,9 @@ func ExampleServer_SetRandomFaults() {
 // simulator: with ITICK_TOKEN set, the client talks to the service;
 // without it, to a simulator started on 127.0.0.1.
 func ExampleOpenEnv() {
+	// clock: real time, as the service runs on: a program offline sees the
+	// markets as they are now. ITICK_SIM_TIME=2025-06-04T15:30:00Z runs it
+	// at another instant, and a test pins it with WithFixedClock in simOpts.
 	env, err := markettest.OpenEnv([]markettest.Option{markettest.WithSeed(7)})
 	if err != nil {
 		log.Fatal(err)
@@ -198,4 +201,34 @@ func ExampleExists() {
 	// false
 	// false
 	// false
+}
+
+// A test pins the clock at an instant the market it is about trades: the
+// stream pushes US stocks only in New York's session on the simulator's
+// clock, which the client reads too.
+func ExampleWithFixedClock() {
+	at := time.Date(2025, 6, 4, 15, 30, 0, 0, time.UTC) // 11:30 on a Wednesday in New York
+	srv := markettest.NewServer(markettest.WithFixedClock(at), markettest.WithStreamInterval(10*time.Millisecond))
+	defer srv.Close()
+	client, err := srv.Client()
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	stream, err := client.Stream(ctx, itick.AssetStock)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer stream.Close()
+	if err := stream.Subscribe(ctx, []string{"AAPL$US"}, itick.ChannelQuote); err != nil {
+		log.Fatal(err)
+	}
+	for ev := range stream.Events() {
+		if q, ok := ev.(itick.QuoteEvent); ok {
+			fmt.Println("pushed", q.Code, "at", q.Quote.Time.UTC().Format(time.RFC3339), "- the client's now:", client.Now().Format(time.RFC3339))
+			return
+		}
+	}
+	// Output: pushed AAPL at 2025-06-04T15:30:00Z - the client's now: 2025-06-04T15:30:00Z
 }

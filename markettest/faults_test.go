@@ -218,7 +218,7 @@ func TestLatencyDelaysButDoesNotFail(t *testing.T) {
 
 func TestCloseEndsHangingRequests(t *testing.T) {
 	t.Parallel()
-	srv := markettest.NewServer()
+	srv := markettest.NewServer(markettest.WithFixedClock(fixedNow))
 	srv.Inject(markettest.Fault{Kind: markettest.FaultHang})
 	srv.Inject(markettest.Fault{Kind: markettest.FaultLatency, Delay: time.Hour, Path: "/crypto/quotes"})
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)

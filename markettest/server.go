@@ -95,13 +95,34 @@ func WithToken(token string) Option { return func(c *config) { c.token = token }
 func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
 
 // WithClock sets where the server reads the time: what "now" is for
-// quotes, the latest candle, the news feed and the quota window. The
-// default is time.Now. A fixed clock makes every response reproducible.
+// quotes, the latest candle, the news feed, which markets trade (and so
+// which products the stream pushes) and the quota window. The default is
+// time.Now. A fixed clock makes every response reproducible; a
+// ManualClock's Now moves only when the test moves it. Clients from
+// Client and OpenEnv read the same clock.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) {
 		if now != nil {
 			c.clock = now
 		}
+	}
+}
+
+// WithFixedClock stops the server's clock at t: every answer is the one
+// for that instant, whenever the test runs. Pick t for what the test
+// needs, such as a weekday inside the market's hours for stream pushes of
+// its stocks.
+func WithFixedClock(t time.Time) Option {
+	return WithClock(func() time.Time { return t })
+}
+
+// WithClockFrom starts the server's clock at t when NewServer runs, and
+// moves it on at the speed of real time: the date and hour are pinned,
+// while quota windows and prices move as seconds pass.
+func WithClockFrom(t time.Time) Option {
+	return func(c *config) {
+		start := time.Now()
+		c.clock = func() time.Time { return t.Add(time.Since(start)) }
 	}
 }
 
@@ -215,8 +236,9 @@ func (s *Server) enter() bool {
 }
 
 // Client returns an SDK client pointed at the server with its token and
-// plan, no client-side rate limit and a small backoff (1 to 10 ms), so
-// injected faults are retried fast. opts apply after those and win: a
+// plan, the server's clock (itick.WithClock(s.Now)), no client-side rate
+// limit and a small backoff (1 to 10 ms), so injected faults are retried
+// fast. opts apply after those and win: a
 // WithPlan there sets the client's plan and with it its batch size. Only a
 // batch size the server was given with WithBatchSize goes to the client as
 // itick.WithBatchSize, which, as in itick.NewClient, outranks any plan; an
@@ -224,6 +246,7 @@ func (s *Server) enter() bool {
 func (s *Server) Client(opts ...itick.Option) (*itick.Client, error) {
 	base := []itick.Option{
 		itick.WithBaseURL(s.URL),
+		itick.WithClock(s.Now),
 		itick.WithPlan(s.cfg.plan),
 		itick.WithRateLimit(rate.Inf, 0),
 		itick.WithBackoff(time.Millisecond, 10*time.Millisecond),

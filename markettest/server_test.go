@@ -21,9 +21,11 @@ import (
 // fixedNow is the clock of tests that need reproducible data.
 var fixedNow = time.Date(2025, 3, 14, 15, 9, 26, 535_000_000, time.UTC)
 
+// newServer starts a server on fixedNow's clock unless opts set another,
+// closed with the test.
 func newServer(t *testing.T, opts ...markettest.Option) *markettest.Server {
 	t.Helper()
-	srv := markettest.NewServer(opts...)
+	srv := markettest.NewServer(append([]markettest.Option{markettest.WithFixedClock(fixedNow)}, opts...)...)
 	t.Cleanup(srv.Close)
 	return srv
 }

@@ -27,7 +27,7 @@ func TestClientWithWrappedDefaultTransport(t *testing.T) { // not parallel: swap
 	http.DefaultTransport = w
 	t.Cleanup(func() { http.DefaultTransport = orig })
 
-	srv := markettest.NewServer()
+	srv := markettest.NewServer(markettest.WithFixedClock(fixedNow))
 	defer srv.Close()
 	client, err := srv.Client()
 	if err != nil {

@@ -21,9 +21,11 @@ func TestStreamLive(t *testing.T) {
 		usPremkt  = time.Date(2025, 3, 14, 12, 0, 0, 0, time.UTC) // 08:00 in New York
 		usClosing = time.Date(2025, 3, 14, 19, 59, 59, 999_000_000, time.UTC)
 	)
-	all := NewServer()
+	// live is asked about each instant below; the servers' clocks are
+	// pinned all the same.
+	all := NewServer(WithFixedClock(usOpen))
 	defer all.Close()
-	usOnly := NewServer(WithRegions(itick.RegionUS))
+	usOnly := NewServer(WithFixedClock(usOpen), WithRegions(itick.RegionUS))
 	defer usOnly.Close()
 	tests := []struct {
 		srv    *Server

@@ -509,7 +509,7 @@ func TestStreamPings(t *testing.T) {
 // connections instead of waiting for them.
 func TestStreamClose(t *testing.T) {
 	t.Parallel()
-	srv := markettest.NewServer(markettest.WithStreamInterval(time.Millisecond))
+	srv := markettest.NewServer(markettest.WithFixedClock(fixedNow), markettest.WithStreamInterval(time.Millisecond))
 	c, _ := rawConn(t, srv, "stock", srv.Token)
 	done := make(chan struct{})
 	go func() {
