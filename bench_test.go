@@ -418,7 +418,7 @@ func newTransport() *http.Transport {
 // with the plan's default limiter fresh, as a process fetching once
 // would; its transport lives across operations, like the baseline's.
 func BenchmarkFanOut(b *testing.B) {
-	_, srv := newSimClient(b, []markettest.Option{markettest.WithClock(time.Now), markettest.WithPlan(itick.PlanBase),
+	_, srv := newSimClient(b, []markettest.Option{markettest.WithPlan(itick.PlanBase),
 		markettest.WithRecordLimit(1)})
 	srv.AddLatency(fanOutLatency)
 	codes := fanOutCodeList()
@@ -1001,7 +1001,7 @@ func TestLimiterWaitOutsideAttemptTimeout(t *testing.T) {
 	// The second chunk waits 2.5 s for the limiter, well past the 1 s an
 	// attempt may take, which is itself ample for one request on a loaded
 	// machine under the race detector.
-	c, srv := newSimClient(t, []markettest.Option{markettest.WithClock(time.Now)}, itick.WithHTTPClient(&http.Client{Timeout: time.Second}),
+	c, srv := newSimClient(t, nil, itick.WithHTTPClient(&http.Client{Timeout: time.Second}),
 		itick.WithLimiter(quota.New(1, 2500*time.Millisecond)), itick.WithConcurrency(1), itick.WithRetries(0))
 	got, err := c.Stock.Quotes(t.Context(), itick.RegionUS, codeList("W", 2*srv.BatchSize()))
 	if err != nil {

@@ -904,7 +904,7 @@ func TestServiceBehavioursAgainstTheSimulator(t *testing.T) {
 
 	t.Run("a spent quota under a deadline ends at once", func(t *testing.T) {
 		t.Parallel()
-		srv := markettest.NewServer(markettest.WithQuota(1))
+		srv := markettest.NewServer(markettest.WithFixedClock(e2eNow), markettest.WithQuota(1))
 		defer srv.Close()
 		c, err := srv.Client()
 		if err != nil {
@@ -925,7 +925,7 @@ func TestServiceBehavioursAgainstTheSimulator(t *testing.T) {
 
 	t.Run("a bad token costs one request", func(t *testing.T) {
 		t.Parallel()
-		srv := markettest.NewServer()
+		srv := markettest.NewServer(markettest.WithFixedClock(e2eNow))
 		defer srv.Close()
 		c, err := itick.NewClient("not-the-simulators-token", itick.WithBaseURL(srv.URL), itick.WithRateLimit(rate.Inf, 0))
 		if err != nil {
@@ -941,7 +941,7 @@ func TestServiceBehavioursAgainstTheSimulator(t *testing.T) {
 
 	t.Run("products outside the plan are missing, not an error", func(t *testing.T) {
 		t.Parallel()
-		srv := markettest.NewServer(markettest.WithRegions(itick.RegionUS))
+		srv := markettest.NewServer(markettest.WithFixedClock(e2eNow), markettest.WithRegions(itick.RegionUS))
 		defer srv.Close()
 		c, err := srv.Client()
 		if err != nil {
@@ -961,7 +961,7 @@ func TestServiceBehavioursAgainstTheSimulator(t *testing.T) {
 
 	t.Run("a lost stream is reported at once and renewed", func(t *testing.T) {
 		t.Parallel()
-		srv := markettest.NewServer(markettest.WithStreamInterval(5 * time.Millisecond))
+		srv := markettest.NewServer(markettest.WithFixedClock(e2eNow), markettest.WithStreamInterval(5*time.Millisecond))
 		defer srv.Close()
 		c, err := srv.Client()
 		if err != nil {

@@ -285,7 +285,7 @@ func ExampleNewsService_Get() {
 // A refused token is an *APIError holding the service's answer, and
 // matches ErrUnauthorized whichever form the refusal takes.
 func ExampleAPIError() {
-	srv := markettest.NewServer(markettest.WithSeed(7))
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithFixedClock(time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC)))
 	defer srv.Close()
 	client, err := itick.NewClient("wrong-token", itick.WithBaseURL(srv.URL))
 	if err != nil {
@@ -301,7 +301,7 @@ func ExampleAPIError() {
 	fmt.Println("rate limited:", errors.Is(err, itick.ErrRateLimited))
 
 	// Some deployments refuse with HTTP 200 and an E-number as text in code.
-	textSrv := markettest.NewServer(markettest.WithSeed(7), markettest.WithTextCodes())
+	textSrv := markettest.NewServer(markettest.WithSeed(7), markettest.WithFixedClock(time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC)), markettest.WithTextCodes())
 	defer textSrv.Close()
 	client, err = itick.NewClient("wrong-token", itick.WithBaseURL(textSrv.URL))
 	if err != nil {
@@ -479,7 +479,7 @@ func ExampleStockService_IPOs() {
 // Get reaches /symbol/info, which the SDK does not model, under the same
 // limiter, retries and success rule as the typed calls.
 func ExampleClient_Get() {
-	srv := markettest.NewServer(markettest.WithSeed(7))
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithFixedClock(time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC)))
 	defer srv.Close()
 	client, err := srv.Client()
 	if err != nil {
@@ -517,7 +517,7 @@ func ExampleClient_Get() {
 // Stats counts what the client has done, retries included, for a
 // service's metrics.
 func ExampleClient_Stats() {
-	srv := markettest.NewServer(markettest.WithSeed(7))
+	srv := markettest.NewServer(markettest.WithSeed(7), markettest.WithFixedClock(time.Date(2025, 12, 12, 2, 30, 0, 0, time.UTC)))
 	defer srv.Close()
 	client, err := srv.Client()
 	if err != nil {

@@ -498,7 +498,7 @@ func TestStreamURL(t *testing.T) {
 // keeps pushing.
 func TestStreamWithStaleAfterClosesAtOnce(t *testing.T) {
 	t.Parallel()
-	srv := markettest.NewServer(markettest.WithStreamInterval(5 * time.Millisecond))
+	srv := markettest.NewServer(markettest.WithFixedClock(e2eNow), markettest.WithStreamInterval(5*time.Millisecond))
 	defer srv.Close()
 	c, err := srv.Client()
 	if err != nil {
