@@ -130,29 +130,39 @@ Flags:
 		fmt.Fprintf(stderr, "Using the iTick service at %s (ITICK_TOKEN is set).\n", env.Client.BaseURL())
 	}
 
-	to := time.Now().UTC().Truncate(24 * time.Hour)
-	from := to.AddDate(-*years, 0, 0)
+	from, to := dates(env.Client, *years)
 	if *resume != "" {
 		return backfillResume(ctx, env.Client, *resume, from, to, stderr)
 	}
-
-	w := stdout
-	if *out != "-" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
+	if *out == "-" {
+		return backfill(ctx, env.Client, stdout, from, to, stderr)
 	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	err = backfill(ctx, env.Client, f, from, to, stderr)
+	return errors.Join(err, f.Close())
+}
 
+// dates returns the range of a backfill of years: whole days up to today
+// on the client's clock, so that today's candle, still forming, is left
+// out. The client's clock is the simulator's offline, which a test pins.
+func dates(c *itick.Client, years int) (from, to time.Time) {
+	to = c.Now().UTC().Truncate(24 * time.Hour)
+	return to.AddDate(-years, 0, 0), to
+}
+
+// backfill writes the daily candles of every stock from from to to as CSV
+// to w, in one range call, with a progress line on stderr.
+func backfill(ctx context.Context, c *itick.Client, w io.Writer, from, to time.Time, stderr io.Writer) error {
 	start := time.Now()
 	progress := func(p itick.RangeProgress) {
 		fmt.Fprintf(stderr, "\r%3d%%  %d requests  %d candles  %d of %d stocks done  back to %s  %s",
 			percent(p), p.Requests, p.Candles, p.Done, p.Codes, p.Reached.Format(time.DateOnly),
 			time.Since(start).Round(time.Second))
 	}
-	candles, rangeErr := env.Client.Stock.KlinesRange(ctx, itick.RegionUS, usStocks, itick.OneDay, from, to,
+	candles, rangeErr := c.Stock.KlinesRange(ctx, itick.RegionUS, usStocks, itick.OneDay, from, to,
 		itick.WithProgress(progress))
 	fmt.Fprintln(stderr)
 	var be *itick.BatchError
@@ -172,11 +182,6 @@ Flags:
 	cw.Flush()
 	if err := cw.Error(); err != nil {
 		return err
-	}
-	if *out != "-" {
-		if err := w.(*os.File).Close(); err != nil {
-			return err
-		}
 	}
 	fmt.Fprintf(stderr, "%d candles of %d stocks from %s to %s in %s\n", rows, len(candles),
 		from.Format(time.DateOnly), to.Format(time.DateOnly), time.Since(start).Round(time.Millisecond))

@@ -21,9 +21,11 @@ import (
 	"github.com/d19c4e34/itick/markettest"
 )
 
+// TestRunOfflineWritesCSV runs the program at each of the moments: the
+// range ends at the simulator's today, which the client reads.
 func TestRunOfflineWritesCSV(t *testing.T) {
 	t.Setenv("ITICK_TOKEN", "")
-	for name, at := range exampletest.RecentClocks() {
+	for name, at := range exampletest.Moments() {
 		t.Run(name, func(t *testing.T) { runOfflineWritesCSV(t, at) })
 	}
 }
@@ -54,16 +56,19 @@ func runOfflineWritesCSV(t *testing.T, at time.Time) {
 	if strings.Join(rows[0], ",") != "code,date,open,high,low,close,volume,turnover" {
 		t.Fatalf("header %q", rows[0])
 	}
-	to := time.Now().UTC().Truncate(24 * time.Hour)
+	to := at.UTC().Truncate(24 * time.Hour) // today, whose candle is still forming, is left out
 	from := to.AddDate(-2, 0, 0)
+	if !strings.Contains(stderr.String(), " from "+from.Format(time.DateOnly)+" to "+to.Format(time.DateOnly)+" in ") {
+		t.Errorf("stderr does not name the range %s to %s:\n%s", from.Format(time.DateOnly), to.Format(time.DateOnly), stderr.String())
+	}
 	perCode := map[string][]time.Time{}
 	for _, r := range rows[1:] {
 		d, err := time.Parse(time.DateOnly, r[1])
 		if err != nil {
 			t.Fatalf("row %q: %v", r, err)
 		}
-		if d.Before(from) || d.After(at) || d.Weekday() == time.Saturday || d.Weekday() == time.Sunday {
-			t.Errorf("row %q: a day outside %s..%s or on a weekend", r, from.Format(time.DateOnly), at.Format(time.DateOnly))
+		if d.Before(from) || !d.Before(to) || d.Weekday() == time.Saturday || d.Weekday() == time.Sunday {
+			t.Errorf("row %q: a day outside [%s, %s) or on a weekend", r, from.Format(time.DateOnly), to.Format(time.DateOnly))
 		}
 		if ds := perCode[r[0]]; len(ds) > 0 && !d.After(ds[len(ds)-1]) {
 			t.Errorf("row %q does not follow %s", r, ds[len(ds)-1])
@@ -86,7 +91,13 @@ func runOfflineWritesCSV(t *testing.T, at time.Time) {
 func assertProgress(t *testing.T, stderr string) {
 	t.Helper()
 	update := regexp.MustCompile(`^\s*(\d+)%  \d+ requests  \d+ candles  (\d+) of 50 stocks done  back to \d{4}-\d\d-\d\d  \S+$`)
-	line := strings.Split(stderr, "\n")[1]
+	var line string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "\r") {
+			line = l
+			break
+		}
+	}
 	updates := strings.Split(strings.TrimPrefix(line, "\r"), "\r")
 	prev := -1
 	for _, u := range updates {
@@ -123,7 +134,7 @@ func TestRunOfflineToStdoutOnFreePlan(t *testing.T) {
 	// The Free plan's 5 calls a minute, 600 times faster: the ten requests
 	// need five more slots after the first five, one a 100 ms.
 	if err := run(t.Context(), []string{"-plan", "free", "-speedup", "600", "-years", "2"}, &stdout, &stderr,
-		exampletest.At(exampletest.Recent(exampletest.IsWeekday, 15, 30))); err != nil {
+		exampletest.At(exampletest.NewYorkTrading)); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	rows, err := csv.NewReader(&stdout).ReadAll()
@@ -154,19 +165,13 @@ func TestMain(m *testing.M) { exampletest.Main(m, main) }
 
 // TestMainHelp runs the program with -h: usage, exit status 0.
 func TestMainHelp(t *testing.T) {
-	out, err := exampletest.Command(t.Context(), "-h").CombinedOutput()
+	out, err := exampletest.Command(t.Context(), exampletest.Weekend, "-h").CombinedOutput()
 	if err != nil {
 		t.Fatalf("-h: %v\n%s", err, out)
 	}
 	if !strings.HasPrefix(string(out), "Usage: backfill [flags]\n") || !strings.Contains(string(out), "-speedup float") {
 		t.Errorf("-h printed %q", out)
 	}
-}
-
-// onlineTo points the program at srv as if it were the service.
-func onlineTo(t *testing.T, srv *markettest.Server) {
-	exampletest.UseServer(t, srv)
-	t.Setenv("ITICK_PLAN", "base")
 }
 
 // answered counts the requests srv answered with candles.
@@ -180,23 +185,57 @@ func answered(srv *markettest.Server) int {
 	return n
 }
 
-// uninterrupted runs the program once with -out against a fresh
-// simulator at the clock at, and returns what it wrote and the requests
-// it took.
-func uninterrupted(t *testing.T, at time.Time) ([]byte, int) {
-	srv := markettest.NewServer(markettest.WithPlan(itick.PlanBase), exampletest.At(at))
-	defer srv.Close()
-	onlineTo(t, srv)
-	out := filepath.Join(t.TempDir(), "whole.csv")
-	var stdout, stderr bytes.Buffer
-	if err := run(t.Context(), []string{"-out", out}, &stdout, &stderr); err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
-	b, err := os.ReadFile(out)
+// The tests below run the program's parts against a simulator they keep
+// across runs, through its own client, which reads the simulator's clock
+// as the program's client does offline.
+
+// simClient returns srv's client on the Base plan.
+func simClient(t *testing.T, srv *markettest.Server) *itick.Client {
+	t.Helper()
+	c, err := srv.Client(itick.WithPlan(itick.PlanBase))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b, answered(srv)
+	return c
+}
+
+// uninterrupted backfills once to a file against a fresh simulator at the
+// clock at, as -out does, and returns what it wrote and the requests it
+// took.
+func uninterrupted(t *testing.T, at time.Time) ([]byte, int) {
+	srv := markettest.NewServer(markettest.WithPlan(itick.PlanBase), exampletest.At(at))
+	defer srv.Close()
+	c := simClient(t, srv)
+	from, to := dates(c, 2)
+	var out, stderr bytes.Buffer
+	if err := backfill(t.Context(), c, &out, from, to, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	return out.Bytes(), answered(srv)
+}
+
+// resume runs -resume's part on file with c, the range the program would
+// take at c's now.
+func resume(ctx context.Context, c *itick.Client, file string, stderr io.Writer) error {
+	from, to := dates(c, 2)
+	return backfillResume(ctx, c, file, from, to, stderr)
+}
+
+// TestRunResumeOfflineWritesWhatOutDoes: a -resume run that nothing
+// interrupts leaves the file -out writes at the same clock.
+func TestRunResumeOfflineWritesWhatOutDoes(t *testing.T) {
+	t.Setenv("ITICK_TOKEN", "")
+	at := exampletest.USHalfDay
+	want, _ := uninterrupted(t, at)
+	file := filepath.Join(t.TempDir(), "candles.csv")
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"-resume", file}, &stdout, &stderr, exampletest.At(at)); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	exampletest.CheckOffline(t, stderr.String())
+	if got, _ := os.ReadFile(file); !bytes.Equal(got, want) {
+		t.Errorf("the -resume file (%d bytes) differs from -out's output (%d bytes)", len(got), len(want))
+	}
 }
 
 // TestRunResumesAfterASpentQuota spends the quota half-way through a
@@ -205,7 +244,7 @@ func uninterrupted(t *testing.T, at time.Time) ([]byte, int) {
 // what one uninterrupted run does, and the file ends as that run's
 // output. A third run asks for nothing.
 func TestRunResumesAfterASpentQuota(t *testing.T) {
-	at := exampletest.Recent(exampletest.IsWeekday, 15, 30)
+	at := exampletest.NewYorkTrading // today's candle is forming, and moves with the clock
 	want, requests := uninterrupted(t, at)
 	if requests != 10 {
 		t.Fatalf("an uninterrupted run sent %d requests, want 5 chunks x 2 pages", requests)
@@ -214,14 +253,14 @@ func TestRunResumesAfterASpentQuota(t *testing.T) {
 	clock := markettest.NewManualClock(at)
 	srv := markettest.NewServer(markettest.WithPlan(itick.PlanBase), markettest.WithClock(clock.Now), markettest.WithQuota(5))
 	defer srv.Close()
-	onlineTo(t, srv)
+	c := simClient(t, srv)
 	file := filepath.Join(t.TempDir(), "candles.csv")
 	// Under a deadline the quota's Retry-After of a minute would pass,
 	// the 429 ends the call at once, as a spent quota does.
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Second)
 	defer cancel()
-	var stdout, stderr bytes.Buffer
-	err := run(ctx, []string{"-resume", file}, &stdout, &stderr)
+	var stderr bytes.Buffer
+	err := resume(ctx, c, file, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "run again with -resume "+file) || !errors.Is(err, itick.ErrRateLimited) {
 		t.Fatalf("first run: error %v, want the spent quota and how to go on\n%s", err, stderr.String())
 	}
@@ -231,7 +270,7 @@ func TestRunResumesAfterASpentQuota(t *testing.T) {
 
 	clock.Advance(61 * time.Second)
 	stderr.Reset()
-	if err := run(t.Context(), []string{"-resume", file}, &stdout, &stderr); err != nil {
+	if err := resume(t.Context(), c, file, &stderr); err != nil {
 		t.Fatalf("second run: %v\n%s", err, stderr.String())
 	}
 	assertProgress(t, stderr.String())
@@ -247,7 +286,7 @@ func TestRunResumesAfterASpentQuota(t *testing.T) {
 	}
 
 	stderr.Reset()
-	if err := run(t.Context(), []string{"-resume", file}, &stdout, &stderr); err != nil {
+	if err := resume(t.Context(), c, file, &stderr); err != nil {
 		t.Fatalf("third run: %v\n%s", err, stderr.String())
 	}
 	if n := answered(srv); n != requests {
@@ -262,18 +301,18 @@ func TestRunResumesAfterASpentQuota(t *testing.T) {
 // while the last group of stocks waits for its first page: the stocks
 // done so far are in the file, and the next run asks only for the rest.
 func TestRunResumesAfterAnInterrupt(t *testing.T) {
-	at := exampletest.Recent(exampletest.IsWeekday, 15, 30)
+	at := exampletest.NewYorkTrading
 	want, requests := uninterrupted(t, at)
 
 	srv := markettest.NewServer(markettest.WithPlan(itick.PlanBase), exampletest.At(at))
 	defer srv.Close()
-	onlineTo(t, srv)
+	c := simClient(t, srv)
 	srv.Inject(markettest.Fault{Kind: markettest.FaultHang, Code: "GS"})
 	file := filepath.Join(t.TempDir(), "candles.csv")
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	var stdout, stderr bytes.Buffer
-	go func() { done <- run(ctx, []string{"-resume", file}, &stdout, &stderr) }()
+	var stderr bytes.Buffer
+	go func() { done <- resume(ctx, c, file, &stderr) }()
 	exampletest.WaitFor(t, 30*time.Second, "the last group's request arrives", func() bool {
 		return slices.ContainsFunc(srv.Requests(), func(r markettest.Request) bool { return slices.Contains(r.Codes(), "GS") })
 	})
@@ -283,7 +322,7 @@ func TestRunResumesAfterAnInterrupt(t *testing.T) {
 	}
 	srv.ClearFaults()
 	stderr.Reset()
-	if err := run(t.Context(), []string{"-resume", file}, &stdout, &stderr); err != nil {
+	if err := resume(t.Context(), c, file, &stderr); err != nil {
 		t.Fatalf("second run: %v\n%s", err, stderr.String())
 	}
 	if n := answered(srv); n != requests {

@@ -38,7 +38,7 @@ func fetchVars(t *testing.T, url string) map[string]float64 {
 // TestHandlerServesTheStats: /debug/vars shows each counter of the
 // published client with its value.
 func TestHandlerServesTheStats(t *testing.T) {
-	sim := markettest.NewServer()
+	sim := markettest.NewServer(exampletest.At(exampletest.NewYorkTrading))
 	defer sim.Close()
 	c, err := sim.Client()
 	if err != nil {

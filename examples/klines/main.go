@@ -69,7 +69,9 @@ offline simulator otherwise.
 	defer cancel()
 
 	const code, perPage, pages = "AAPL", 5, 2
-	end := time.Now().UTC().AddDate(0, 0, -30) // candles up to a month ago
+	// Candles up to a month ago, on the client's clock: the simulator's
+	// offline, which a test pins.
+	end := c.Now().UTC().AddDate(0, 0, -30)
 	fmt.Fprintf(w, "Daily candles of %s (US) up to %s, %d a page.\n", code, end.Format("2006-01-02 15:04"), perPage)
 	for page := 1; page <= pages; page++ {
 		got, err := c.Stock.Klines(ctx, itick.RegionUS, []string{code}, itick.OneDay, perPage, itick.WithEnd(end))

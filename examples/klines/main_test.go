@@ -8,10 +8,13 @@ import (
 	"github.com/d19c4e34/itick/examples/internal/exampletest"
 )
 
+// TestRunOffline runs the program at each of the moments: its candles end
+// a month before the simulator's now, which the client reads.
 func TestRunOffline(t *testing.T) {
-	exampletest.RunAtClocks(t, run, exampletest.RecentClocks(), func(t *testing.T, _ time.Time, out string) {
+	exampletest.RunAtClocks(t, run, exampletest.Moments(), func(t *testing.T, at time.Time, out string) {
+		limit := at.UTC().AddDate(0, 0, -30)
 		exampletest.MatchAll(t, out,
-			`Daily candles of AAPL \(US\) up to `,
+			`Daily candles of AAPL \(US\) up to `+limit.Format("2006-01-02 15:04")+`, 5 a page\.`,
 			`Page 1: ending at `,
 			`Page 2: ending at `,
 			`DATE\s+OPEN\s+HIGH\s+LOW\s+CLOSE\s+VOLUME\s+TURNOVER`,
@@ -21,7 +24,6 @@ func TestRunOffline(t *testing.T) {
 		if len(dates) != 10 {
 			t.Fatalf("%d candles, want 10:\n%s", len(dates), out)
 		}
-		limit := time.Now().UTC().AddDate(0, 0, -30)
 		var prev time.Time
 		for i, d := range dates {
 			day, err := time.Parse("2006-01-02", d[1])

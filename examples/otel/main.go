@@ -52,7 +52,9 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, args []string, w io.Writer) error {
+// run is the program: args are its command-line arguments, sim the
+// simulator's options when it runs offline.
+func run(ctx context.Context, args []string, w io.Writer, sim ...markettest.Option) error {
 	fs := flag.NewFlagSet("otel", flag.ContinueOnError)
 	fs.SetOutput(w)
 	fs.Usage = func() {
@@ -94,7 +96,7 @@ from an offline simulator otherwise.
 			otelhttp.WithTracerProvider(tp),
 			otelhttp.WithPropagators(propagation.TraceContext{})),
 	}
-	env, err := markettest.OpenEnv(nil, itick.WithHTTPClient(hc))
+	env, err := markettest.OpenEnv(sim, itick.WithHTTPClient(hc))
 	if err != nil {
 		return err
 	}

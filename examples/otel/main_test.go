@@ -7,6 +7,7 @@ import (
 	"flag"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/d19c4e34/itick/markettest"
 )
@@ -38,7 +39,9 @@ func (s span) attr(key string) any {
 func TestRunOfflinePrintsSpans(t *testing.T) {
 	t.Setenv("ITICK_TOKEN", "")
 	var buf bytes.Buffer
-	if err := run(t.Context(), nil, &buf); err != nil {
+	// 11:00 on a Wednesday in Hong Kong: its market trades.
+	at := time.Date(2025, 6, 4, 3, 0, 0, 0, time.UTC)
+	if err := run(t.Context(), nil, &buf, markettest.WithFixedClock(at)); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -87,7 +90,8 @@ func TestRunOfflinePrintsSpans(t *testing.T) {
 }
 
 // TestHelp: -h prints what the program does and is no error; an argument
-// it does not take is one.
+// it does not take is one. clock: none, both return before a simulator
+// starts.
 func TestHelp(t *testing.T) {
 	var buf bytes.Buffer
 	if err := run(t.Context(), []string{"-h"}, &buf); !errors.Is(err, flag.ErrHelp) || !strings.Contains(buf.String(), "Usage: otel") {

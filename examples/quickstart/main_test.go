@@ -65,10 +65,12 @@ func TestRunOffline(t *testing.T) {
 // service through the environment: it says so without printing the token,
 // and sends that token.
 func TestRunAgainstTheService(t *testing.T) {
-	srv := markettest.NewServer(markettest.WithToken("env-token-123"))
+	srv := markettest.NewServer(markettest.WithToken("env-token-123"), exampletest.At(exampletest.NewYorkTrading))
 	defer srv.Close()
 	exampletest.UseServer(t, srv)
 	var buf bytes.Buffer
+	// clock: real time for the program's client, which talks to srv as to
+	// the service; the program reads no date of its own, and srv's clock is pinned.
 	if err := run(t.Context(), nil, &buf); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +101,7 @@ func TestRunRejectsArguments(t *testing.T) {
 func TestMainHelp(t *testing.T) {
 	exampletest.MainHelp(t, "Usage: quickstart\n\nQuickstart prints ")
 	var ee *exec.ExitError
-	if err := exampletest.Command(t.Context(), "-no-such-flag").Run(); !errors.As(err, &ee) || ee.ExitCode() != 1 {
+	if err := exampletest.Command(t.Context(), exampletest.Weekend, "-no-such-flag").Run(); !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Errorf("an unknown flag: %v, want exit status 1", err)
 	}
 }

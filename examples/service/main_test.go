@@ -218,7 +218,7 @@ func TestOutageServesRESTUntilTheGap(t *testing.T) {
 // pairs come from REST meanwhile.
 func TestSilentCryptoConnectionIsReplaced(t *testing.T) {
 	t.Parallel()
-	sim := markettest.NewServer()
+	sim := markettest.NewServer(exampletest.At(exampletest.Weekend)) // crypto trades on a Saturday
 	defer sim.Close()
 	base := startService(t, sim, "-stocks", "", "-crypto", "BTCUSDT$BA", "-crypto-stale-after", "1s")
 	exampletest.WaitFor(t, waitBound, "BTCUSDT$BA is streamed", func() bool { return allFrom(t, base, sourceStream, "BTCUSDT$BA") })
@@ -527,7 +527,7 @@ func TestMainExitsZeroOnSIGTERM(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*waitBound)
 	defer cancel()
-	cmd := exampletest.Command(ctx, "-addr", "127.0.0.1:0", "-stocks", "700$HK", "-crypto", "BTCUSDT$BA")
+	cmd := exampletest.Command(ctx, exampletest.HongKongTrading, "-addr", "127.0.0.1:0", "-stocks", "700$HK", "-crypto", "BTCUSDT$BA")
 	var out, stderr testutil.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Start(); err != nil {
@@ -539,6 +539,10 @@ func TestMainExitsZeroOnSIGTERM(t *testing.T) {
 	var h healthJSON
 	if resp := get(t, base+"/healthz", &h); resp.StatusCode != http.StatusOK || len(h.Streams) != 2 {
 		t.Errorf("/healthz: %s %+v", resp.Status, h)
+	}
+	// The process's simulator stands at the instant Command gave it.
+	if got, _ := quotes(t, base, "700$HK"); !got["700$HK"].Time.Equal(exampletest.HongKongTrading) {
+		t.Errorf("700$HK's quote %+v, want one at %s", got["700$HK"], exampletest.HongKongTrading)
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

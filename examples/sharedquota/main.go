@@ -103,7 +103,9 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func run(ctx context.Context, w io.Writer) error {
+// run is the demo, printing to w; sim are the simulator's options when it
+// runs offline.
+func run(ctx context.Context, w io.Writer, sim ...markettest.Option) error {
 	rdb, stop, err := openRedis(ctx, w)
 	if errors.Is(err, errNoRedis) {
 		fmt.Fprintln(w, "This example needs Redis. Set REDIS_URL (redis://host:6379/0) to use one you run,")
@@ -118,7 +120,7 @@ func run(ctx context.Context, w io.Writer) error {
 
 	// The real service when ITICK_TOKEN is set, and otherwise a simulator
 	// that enforces the demo's quota.
-	env, err := markettest.OpenEnv([]markettest.Option{markettest.WithQuota(quota), markettest.WithQuotaWindow(window)})
+	env, err := markettest.OpenEnv(append([]markettest.Option{markettest.WithQuota(quota), markettest.WithQuotaWindow(window)}, sim...))
 	if err != nil {
 		return err
 	}

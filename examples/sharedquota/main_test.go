@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/markettest"
@@ -85,6 +86,7 @@ func TestRunWithoutRedisSaysHowToGetIt(t *testing.T) {
 
 func TestRunWithABadRedisURLFails(t *testing.T) {
 	t.Setenv("REDIS_URL", "http://not-redis")
+	// clock: none, the bad URL is refused before a simulator starts.
 	if err := run(context.Background(), new(bytes.Buffer)); err == nil || !strings.Contains(err.Error(), "REDIS_URL") {
 		t.Errorf("run = %v, want an error naming REDIS_URL", err)
 	}
@@ -97,7 +99,8 @@ func TestRunAgainstTheServiceUsesThePlansQuota(t *testing.T) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server is not on PATH; install it to run this test (Debian/Ubuntu: apt-get install redis-server)")
 	}
-	srv := markettest.NewServer(markettest.WithToken("env-token-123"), markettest.WithPlan(itick.PlanProfessional))
+	srv := markettest.NewServer(markettest.WithFixedClock(simStart), markettest.WithToken("env-token-123"),
+		markettest.WithPlan(itick.PlanProfessional))
 	defer srv.Close()
 	t.Setenv("REDIS_URL", "")
 	t.Setenv("ITICK_TOKEN", "env-token-123")
@@ -121,6 +124,8 @@ func TestRunAgainstTheServiceUsesThePlansQuota(t *testing.T) {
 	}
 }
 
+// TestCommandLine checks the flags and arguments. clock: none, no case
+// gets as far as starting a simulator.
 func TestCommandLine(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -151,10 +156,17 @@ func TestCommandLine(t *testing.T) {
 	}
 }
 
+// simStart is where an offline run's simulator clock starts, a Monday
+// with New York's market open; it runs in real time from there, which the
+// demo's quota window needs to pass.
+var simStart = time.Date(2025, 6, 2, 14, 30, 0, 0, time.UTC)
+
+// runOK runs the demo and returns what it printed; the test ends at once
+// if it fails.
 func runOK(t *testing.T) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := run(t.Context(), &buf); err != nil {
+	if err := run(t.Context(), &buf, markettest.WithClockFrom(simStart)); err != nil {
 		t.Fatalf("run: %v\n%s", err, buf.String())
 	}
 	return buf.String()

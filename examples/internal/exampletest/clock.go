@@ -6,8 +6,10 @@ import (
 	"github.com/d19c4e34/itick/markettest"
 )
 
-// The simulator's clocks the programs run at, in the first week of June
-// 2025: what a program prints depends on which markets are open.
+// The simulator's clocks the programs run at, all fixed: what a program
+// prints depends on which markets are open, and a test must get the same
+// answer whatever the day and hour it runs. The first four fall in the
+// first week of June 2025.
 var (
 	// Weekend is a Saturday noon: every stock market is closed, so no
 	// stock is pushed; crypto trades on.
@@ -21,10 +23,26 @@ var (
 	// HongKongTrading is a Wednesday at 11:00 in Hong Kong: its stocks
 	// trade, US stocks do not.
 	HongKongTrading = time.Date(2025, 6, 4, 3, 0, 0, 0, time.UTC)
+
+	// USHoliday is Thanksgiving 2025 at 11:00 in New York, a weekday on
+	// which the US market stays closed.
+	USHoliday = time.Date(2025, 11, 27, 16, 0, 0, 0, time.UTC)
+	// USHalfDay is the day after Thanksgiving 2025 at 12:30 in New York,
+	// half an hour before the market's early close.
+	USHalfDay = time.Date(2025, 11, 28, 17, 30, 0, 0, time.UTC)
+	// EarlyUTC is a Thursday at 02:00 UTC: the UTC date is a day ahead
+	// of New York's, and Hong Kong trades.
+	EarlyUTC = time.Date(2025, 6, 5, 2, 0, 0, 0, time.UTC)
+	// DSTChange is the Monday after New York moved to summer time, 9
+	// March 2025, at 09:45 there: the market has been open a quarter of
+	// an hour, which it would not have been an hour earlier by the
+	// winter offset.
+	DSTChange = time.Date(2025, 3, 10, 13, 45, 0, 0, time.UTC)
 )
 
-// Clocks returns the four clocks above by the names a test's subtests
-// take: "weekend", "night", "New York trading" and "Hong Kong trading".
+// Clocks returns the first four clocks above by the names a test's
+// subtests take: "weekend", "night", "New York trading" and "Hong Kong
+// trading".
 func Clocks() map[string]time.Time {
 	return map[string]time.Time{
 		"weekend":           Weekend,
@@ -34,36 +52,24 @@ func Clocks() map[string]time.Time {
 	}
 }
 
-// At is the simulator's option that stops its clock at t.
-func At(t time.Time) markettest.Option {
-	return markettest.WithClock(func() time.Time { return t })
+// Moments returns every clock above: Clocks, and the instants that catch
+// a program computing dates and hours on its own (a holiday, a half day,
+// a UTC date ahead of New York's, the day after a change of offset), by
+// name.
+func Moments() map[string]time.Time {
+	m := Clocks()
+	m["US holiday"] = USHoliday
+	m["US half day"] = USHalfDay
+	m["02:00 UTC"] = EarlyUTC
+	m["DST change"] = DSTChange
+	return m
 }
 
-// Recent is the latest instant before now at hh:mm UTC on a day that day
-// accepts. A program that computes its dates from the real clock runs
-// with the simulator's clock at such an instant, close to it.
-func Recent(day func(time.Weekday) bool, hh, mm int) time.Time {
-	now := time.Now().UTC()
-	t := time.Date(now.Year(), now.Month(), now.Day(), hh, mm, 0, 0, time.UTC)
-	for !t.Before(now) || !day(t.Weekday()) {
-		t = t.AddDate(0, 0, -1)
-	}
-	return t
-}
+// At is the simulator's option that stops its clock at t.
+func At(t time.Time) markettest.Option { return markettest.WithFixedClock(t) }
 
 // IsWeekend reports whether d is a Saturday or a Sunday.
 func IsWeekend(d time.Weekday) bool { return d == time.Saturday || d == time.Sunday }
 
 // IsWeekday reports whether d is Monday to Friday.
 func IsWeekday(d time.Weekday) bool { return !IsWeekend(d) }
-
-// RecentClocks returns the [Recent] counterparts of [Clocks] but Hong
-// Kong's, by the same names: the last weekend noon, weekday 00:30 and
-// weekday 15:30 UTC (New York trading) before now.
-func RecentClocks() map[string]time.Time {
-	return map[string]time.Time{
-		"weekend":          Recent(IsWeekend, 12, 0),
-		"night":            Recent(IsWeekday, 0, 30),
-		"New York trading": Recent(IsWeekday, 15, 30),
-	}
-}

@@ -43,12 +43,14 @@ func Main(m *testing.M, main func()) {
 }
 
 // Command returns a command that runs the program's main with args in a
-// process of its own, offline: ITICK_TOKEN is empty. The package's
-// TestMain must call [Main]. The race detector's pause at exit is off, so
-// that each process ends when main does.
-func Command(ctx context.Context, args ...string) *exec.Cmd {
+// process of its own, offline (ITICK_TOKEN is empty) on a simulator whose
+// clock stands at at (ITICK_SIM_TIME, which markettest.OpenEnv reads).
+// The package's TestMain must call [Main]. The race detector's pause at
+// exit is off, so that each process ends when main does.
+func Command(ctx context.Context, at time.Time, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=", "GORACE=atexit_sleep_ms=0")
+	cmd.Env = append(os.Environ(), "RUN_MAIN=1", "ITICK_TOKEN=", "GORACE=atexit_sleep_ms=0",
+		markettest.EnvSimTime+"="+at.Format(time.RFC3339Nano))
 	return cmd
 }
 
@@ -57,7 +59,7 @@ func Command(ctx context.Context, args ...string) *exec.Cmd {
 // with usage and holds each of more.
 func MainHelp(t testing.TB, usage string, more ...string) {
 	t.Helper()
-	out, err := Command(t.Context(), "-h").Output()
+	out, err := Command(t.Context(), Weekend, "-h").Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {

@@ -23,12 +23,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/testutil"
 	"github.com/d19c4e34/itick/markettest"
 )
 
 // TestMain makes this test binary a program of its own for MainHelp and
-// Command: -h prints a usage, -exit3 exits with status 3.
+// Command: -h prints a usage, -exit3 exits with status 3, -simtime prints
+// ITICK_SIM_TIME.
 func TestMain(m *testing.M) {
 	Main(m, func() {
 		switch os.Args[1] {
@@ -36,6 +38,8 @@ func TestMain(m *testing.M) {
 			fmt.Print("Usage: fake\n\nFake does nothing.\n")
 		case "-exit3":
 			os.Exit(3)
+		case "-simtime":
+			fmt.Println(os.Getenv(markettest.EnvSimTime))
 		}
 	})
 }
@@ -95,8 +99,13 @@ func TestMainHelp(t *testing.T) {
 
 func TestCommandRunsMain(t *testing.T) {
 	var ee *exec.ExitError
-	if err := Command(t.Context(), "-exit3").Run(); !errors.As(err, &ee) || ee.ExitCode() != 3 {
+	if err := Command(t.Context(), Weekend, "-exit3").Run(); !errors.As(err, &ee) || ee.ExitCode() != 3 {
 		t.Errorf("-exit3: %v, want exit status 3 from main", err)
+	}
+	// The program's simulator would stand at the instant given.
+	out, err := Command(t.Context(), DSTChange, "-simtime").Output()
+	if err != nil || string(out) != "2025-03-10T13:45:00Z\n" {
+		t.Errorf("-simtime: %q, %v; want ITICK_SIM_TIME at DSTChange", out, err)
 	}
 }
 
@@ -212,7 +221,7 @@ func TestMatchAll(t *testing.T) {
 }
 
 func TestUseServer(t *testing.T) {
-	srv := markettest.NewServer(markettest.WithToken("env-token"))
+	srv := markettest.NewServer(At(Weekend), markettest.WithToken("env-token"))
 	defer srv.Close()
 	UseServer(t, srv)
 	if os.Getenv("ITICK_TOKEN") != "env-token" || os.Getenv("ITICK_BASE_URL") != srv.URL {
@@ -306,40 +315,68 @@ func TestClocks(t *testing.T) {
 	}
 }
 
-// TestRecent checks that Recent is before now, at the time asked, on a
-// day accepted, and that no later such instant is before now.
-func TestRecent(t *testing.T) {
+// TestMoments checks that each moment beyond Clocks is what its name
+// says, as the simulator sees it: its US market closed all Thanksgiving,
+// open on the half day until its early close, open a quarter of an hour
+// after the change to summer time; 02:00 UTC a day ahead of New York.
+func TestMoments(t *testing.T) {
+	newYork, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	usOpen := func(at time.Time) bool {
+		srv := markettest.NewServer(At(at))
+		defer srv.Close()
+		c, err := srv.Client()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := c.Market.Status(t.Context(), itick.RegionUS)
+		if err != nil || len(st) != 1 {
+			t.Fatalf("US market status at %s: %v, %v", at, st, err)
+		}
+		return st[0].Open
+	}
 	for _, tt := range []struct {
-		name   string
-		day    func(time.Weekday) bool
-		hh, mm int
+		at   time.Time
+		open bool
 	}{
-		{"weekend noon", IsWeekend, 12, 0},
-		{"weekday 00:30", IsWeekday, 0, 30},
-		{"weekday 23:59", IsWeekday, 23, 59},
-		{"Monday", func(d time.Weekday) bool { return d == time.Monday }, 15, 30},
+		{USHoliday, false},
+		{USHalfDay, true},
+		{USHalfDay.Add(time.Hour), false},                  // 13:30, past the early close
+		{USHalfDay.AddDate(0, 0, -7).Add(time.Hour), true}, // a week before, an ordinary Friday
+		{DSTChange, true},
+		{DSTChange.AddDate(0, 0, -7), false}, // 08:45 by the winter offset
+		{EarlyUTC, false},
 	} {
-		now := time.Now().UTC()
-		got := Recent(tt.day, tt.hh, tt.mm)
-		if !got.Before(now) || !tt.day(got.Weekday()) || got.Hour() != tt.hh || got.Minute() != tt.mm || got.Location() != time.UTC {
-			t.Errorf("%s: %s", tt.name, got)
-		}
-		for later := got.AddDate(0, 0, 1); later.Before(now); later = later.AddDate(0, 0, 1) {
-			if tt.day(later.Weekday()) {
-				t.Errorf("%s: %s, but %s is later and before now", tt.name, got, later)
-			}
-		}
-		if now.Sub(got) > 7*24*time.Hour {
-			t.Errorf("%s: %s is more than a week before %s", tt.name, got, now)
+		if got := usOpen(tt.at); got != tt.open {
+			t.Errorf("the simulator's US market at %s (%s in New York): open %v, want %v",
+				tt.at, tt.at.In(newYork).Format("Mon 15:04"), got, tt.open)
 		}
 	}
-	for name, at := range RecentClocks() {
-		if !at.Before(time.Now()) || IsWeekend(at.Weekday()) != (name == "weekend") {
-			t.Errorf("RecentClocks()[%q] = %s", name, at)
-		}
+	if d := USHoliday.In(newYork); d.Weekday() != time.Thursday || d.Month() != time.November || d.Day() < 22 || d.Day() > 28 {
+		t.Errorf("USHoliday %s is not Thanksgiving, November's fourth Thursday", d)
 	}
-	if n := len(RecentClocks()); n != 3 {
-		t.Errorf("%d recent clocks, want 3", n)
+	if USHalfDay.In(newYork).YearDay() != USHoliday.In(newYork).YearDay()+1 {
+		t.Errorf("USHalfDay %s is not the day after Thanksgiving", USHalfDay)
+	}
+	if _, off := DSTChange.In(newYork).Zone(); off != -4*3600 {
+		t.Errorf("DSTChange %s is at offset %d in New York, want summer time's", DSTChange, off)
+	}
+	if _, off := DSTChange.AddDate(0, 0, -2).In(newYork).Zone(); off != -5*3600 {
+		t.Errorf("two days before DSTChange, New York is at offset %d, want winter time's", off)
+	}
+	if EarlyUTC.Hour() != 2 || EarlyUTC.Day() == EarlyUTC.In(newYork).Day() {
+		t.Errorf("EarlyUTC %s: want 02:00 UTC on a date ahead of New York's", EarlyUTC)
+	}
+	moments := Moments()
+	if len(moments) != len(Clocks())+4 {
+		t.Errorf("%d moments, want Clocks' 4 and 4 more", len(moments))
+	}
+	for name, at := range Clocks() {
+		if !moments[name].Equal(at) {
+			t.Errorf("Moments()[%q] = %s, want Clocks' %s", name, moments[name], at)
+		}
 	}
 }
 
