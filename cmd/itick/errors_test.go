@@ -235,13 +235,11 @@ func TestQuotaSpentMidBatch(t *testing.T) {
 
 // TestQuotaWaitWithinTimeout holds the quota message to its word: the
 // quota's wait passes --timeout, and a --timeout past the wait it names
-// waits for room and gets the quote. The simulator runs on the real
-// clock here, which its quota window needs to pass; a crypto quote is
-// there at any hour.
+// waits for room and gets the quote. The simulator's clock starts at
+// fixedNow and runs in real time, which its quota window needs to pass.
 func TestQuotaWaitWithinTimeout(t *testing.T) {
 	t.Parallel()
-	srv := markettest.NewServer(markettest.WithQuota(1), markettest.WithQuotaWindow(10*time.Second))
-	t.Cleanup(srv.Close)
+	srv := newServer(t, markettest.WithClockFrom(fixedNow), markettest.WithQuota(1), markettest.WithQuotaWindow(10*time.Second))
 	spend(t, srv)
 	args := []string{"quote", "crypto", "BA", "BTCUSDT", "--format", "csv"}
 

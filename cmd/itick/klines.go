@@ -114,15 +114,20 @@ func (a *app) klinesLatest(cmd *cobra.Command, req klinesRequest) error {
 }
 
 // klinesRange prints every candle of each code from req.from to req.to
-// (now when unset), with one KlinesRange call and a progress bar.
+// (now on the client's clock when unset: the simulator's offline), with one
+// KlinesRange call and a progress bar.
 func (a *app) klinesRange(cmd *cobra.Command, req klinesRequest) error {
-	if req.to.IsZero() {
-		req.to = time.Now()
-	}
-	if !req.from.Before(req.to) {
-		return invalidf("--from %s is not before --to %s", text(req.from), text(req.to))
+	badRange := func() error { return invalidf("--from %s is not before --to %s", text(req.from), text(req.to)) }
+	if !req.to.IsZero() && !req.from.Before(req.to) {
+		return badRange()
 	}
 	return a.withClient(cmd, 0, func(ctx context.Context, c *itick.Client) error {
+		if req.to.IsZero() {
+			req.to = c.Now()
+			if !req.from.Before(req.to) {
+				return badRange()
+			}
+		}
 		bar := a.newRangeBar(c, len(req.codes), req.interval, req.from, req.to)
 		opts := append(req.opts, itick.WithProgress(bar.update))
 		candles, err := marketOf(c, req.class).KlinesRange(ctx, req.region, req.codes, req.interval, req.from, req.to, opts...)

@@ -75,7 +75,9 @@ func serverEnv(srv *markettest.Server) []string {
 }
 
 // itickCmd returns the command for args, with an environment holding no
-// ITICK_ variable but env, and a bound on how long it may run.
+// ITICK_ variable but env, and a bound on how long it may run. Unless env
+// sets ITICK_SIM_TIME, it holds fixedNow there: the simulator a command
+// starts offline, and itick sim, stand at fixedNow.
 func itickCmd(t *testing.T, env []string, args ...string) *exec.Cmd {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -86,7 +88,8 @@ func itickCmd(t *testing.T, env []string, args ...string) *exec.Cmd {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, env...)
+	cmd.Env = append(cmd.Env, markettest.EnvSimTime+"="+fixedNow.Format(time.RFC3339))
+	cmd.Env = append(cmd.Env, env...) // later values win
 	cmd.WaitDelay = 10 * time.Second
 	return cmd
 }

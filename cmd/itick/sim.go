@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -16,9 +17,9 @@ import (
 
 func (a *app) simCommand() *cobra.Command {
 	var (
-		addr, token string
-		seed        uint64
-		quota       int
+		addr, token, at string
+		seed            uint64
+		quota           int
 	)
 	cmd := &cobra.Command{
 		Use:   "sim",
@@ -41,9 +42,15 @@ answers E001 for a product it does not know: a region its class does not
 have (stock USA, crypto US) or a code of no market's form (NOSUCHCODE).
 --addr is any host:port to listen on; the default, 127.0.0.1:0, is a free
 port on loopback, and any other host makes the simulator reachable from the
-network. ITICK_TOKEN is not read: the simulator accepts --token.`,
+network. ITICK_TOKEN is not read: the simulator accepts --token.
+
+The simulator answers as of its clock and, like the service, pushes
+nothing for a closed market. --at stops its clock at an instant (ITICK_SIM_TIME
+without it), so that tests run against it get the same answers whatever
+the day and hour: pick one when the markets they are about trade.`,
 		Example: `  itick sim
   itick sim --addr 127.0.0.1:8080 --plan free --quota 5 > sim.env &
+  itick sim --at 2025-06-04T15:30:00Z   # a Wednesday, 11:30 in New York
   curl -H "token: markettest-token" 'http://127.0.0.1:8080/stock/quote?region=HK&code=700'`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -58,6 +65,18 @@ network. ITICK_TOKEN is not read: the simulator accepts --token.`,
 			}
 			opts := []markettest.Option{markettest.WithToken(token), markettest.WithSeed(seed),
 				markettest.WithQuota(quota)}
+			clock := "the real clock"
+			if at == "" {
+				at = strings.TrimSpace(os.Getenv(markettest.EnvSimTime))
+			}
+			if at != "" {
+				t, err := time.Parse(time.RFC3339Nano, at)
+				if err != nil {
+					return invalidf("--at %q is not an RFC 3339 time such as 2025-06-04T15:30:00Z", at)
+				}
+				opts = append(opts, markettest.WithFixedClock(t))
+				clock = "its clock stopped at " + t.UTC().Format(time.RFC3339Nano)
+			}
 			plan := itick.PlanBase
 			if name := a.planName(); name != "" {
 				p, err := itick.ParsePlan(name)
@@ -85,8 +104,8 @@ network. ITICK_TOKEN is not read: the simulator accepts --token.`,
 			// The token printed is the simulator's own, for the client to
 			// send: it goes out as it is.
 			fmt.Fprintf(a.stdoutFile, "ITICK_BASE_URL=%s\nITICK_TOKEN=%s\n", shellQuote(base), shellQuote(token))
-			fmt.Fprintf(a.stderr, "itick: simulator serving REST at %s and the stream at ws%s/{class}, plan %s; Ctrl-C stops it\n",
-				base, base[len("http"):], plan)
+			fmt.Fprintf(a.stderr, "itick: simulator serving REST at %s and the stream at ws%s/{class}, plan %s, on %s; Ctrl-C stops it\n",
+				base, base[len("http"):], plan, clock)
 			select {
 			case <-cmd.Context().Done():
 				return nil
@@ -103,6 +122,7 @@ network. ITICK_TOKEN is not read: the simulator accepts --token.`,
 	f.StringVar(&token, "token", markettest.DefaultToken, "the token the simulator accepts")
 	f.Uint64Var(&seed, "seed", 1, "seed of the synthetic data: the same seed gives the same data")
 	f.IntVar(&quota, "quota", 0, "requests allowed in any minute, past which it answers 429 (0: no quota)")
+	f.StringVar(&at, "at", "", "stop the simulator's clock at this RFC 3339 time (default $ITICK_SIM_TIME, else the real clock)")
 	return cmd
 }
 

@@ -18,21 +18,31 @@ import (
 	"github.com/d19c4e34/itick/markettest"
 )
 
+// hongKongTrading is 11:00 on a Wednesday in Hong Kong, when New York's
+// market is closed.
+var hongKongTrading = time.Date(2025, 6, 4, 3, 0, 0, 0, time.UTC)
+
 // TestSim starts "itick sim" and uses what it prints: a plain net/http GET
 // with the printed token, and the SDK's stream against the printed URL.
+// The simulator's clock stands at ITICK_SIM_TIME (fixedNow, which
+// itickCmd sets) or --at: its quotes are of that instant, and it pushes a
+// stock whose market trades then.
 func TestSim(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		name  string
-		env   []string
-		args  []string
-		token string
+		name   string
+		env    []string
+		args   []string
+		token  string
+		at     time.Time
+		symbol string
 	}{
-		{"defaults", nil, nil, markettest.DefaultToken},
+		{"defaults", nil, nil, markettest.DefaultToken, fixedNow, "AAPL$US"},
 		// A shell that took in an earlier sim's lines has ITICK_TOKEN set:
 		// the simulator's own token still prints as it is.
-		{"token in the environment", []string{"ITICK_TOKEN=" + markettest.DefaultToken}, nil, markettest.DefaultToken},
-		{"own token and plan", nil, []string{"--token", "s3cret-sim", "--plan", "premium", "--addr", "127.0.0.1:0"}, "s3cret-sim"},
+		{"token in the environment", []string{"ITICK_TOKEN=" + markettest.DefaultToken}, nil, markettest.DefaultToken, fixedNow, "AAPL$US"},
+		{"own token, plan and clock", nil, []string{"--token", "s3cret-sim", "--plan", "premium", "--addr", "127.0.0.1:0",
+			"--at", hongKongTrading.Format(time.RFC3339)}, "s3cret-sim", hongKongTrading, "700$HK"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -60,8 +70,12 @@ func TestSim(t *testing.T) {
 				t.Fatalf("ITICK_TOKEN=%s, want %s", token, c.token)
 			}
 
-			checkSimREST(t, base, token)
-			checkSimStream(t, base, token)
+			code, region, _ := strings.Cut(c.symbol, "$")
+			checkSimREST(t, base, token, region, code, c.at)
+			checkSimStream(t, base, token, c.symbol)
+			if !strings.Contains(errOut.String(), "its clock stopped at "+c.at.Format(time.RFC3339)) {
+				t.Errorf("stderr %q does not say the clock stands at %s", errOut.String(), c.at.Format(time.RFC3339))
+			}
 
 			if err := cmd.Process.Signal(os.Interrupt); err != nil {
 				t.Fatal(err)
@@ -76,12 +90,13 @@ func TestSim(t *testing.T) {
 	}
 }
 
-// checkSimREST asks the simulator for a quote as any HTTP client would.
-func checkSimREST(t *testing.T, base, token string) {
+// checkSimREST asks the simulator for a stock's quote as any HTTP client
+// would: one of the instant at, when its market trades.
+func checkSimREST(t *testing.T, base, token, region, code string, at time.Time) {
 	t.Helper()
 	get := func(token string) (int, []byte) {
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet,
-			base+"/stock/quote?"+url.Values{"region": {"HK"}, "code": {"700"}}.Encode(), nil)
+			base+"/stock/quote?"+url.Values{"region": {region}, "code": {code}}.Encode(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,34 +120,35 @@ func checkSimREST(t *testing.T, base, token string) {
 		Data struct {
 			Symbol string  `json:"s"`
 			Last   float64 `json:"ld"`
+			Time   int64   `json:"t"`
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(body, &env); err != nil || status != http.StatusOK {
 		t.Fatalf("GET /stock/quote: HTTP %d, %v: %s", status, err, body)
 	}
-	if env.Code != 0 || env.Data.Symbol != "700" || env.Data.Last <= 0 {
-		t.Errorf("GET /stock/quote: %s, want code 0 and a quote of 700", body)
+	if env.Code != 0 || env.Data.Symbol != code || env.Data.Last <= 0 || env.Data.Time != at.UnixMilli() {
+		t.Errorf("GET /stock/quote: %s, want code 0 and a quote of %s at %s", body, code, at.Format(time.RFC3339))
 	}
 	if status, body := get(""); status != http.StatusUnauthorized {
 		t.Errorf("GET without the token: HTTP %d %s, want 401", status, body)
 	}
 }
 
-// checkSimStream subscribes to the simulator's stream with the SDK. It
-// streams a crypto pair: the simulator runs on the real clock, and pushes
-// a stock only while its market trades.
-func checkSimStream(t *testing.T, base, token string) {
+// checkSimStream subscribes to a stock of the simulator's stream with the
+// SDK: the simulator pushes it only while its market trades, on the
+// simulator's clock.
+func checkSimStream(t *testing.T, base, token, symbol string) {
 	t.Helper()
 	client, err := itick.NewClient(token, itick.WithBaseURL(base))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := client.Stream(t.Context(), itick.AssetCrypto)
+	s, err := client.Stream(t.Context(), itick.AssetStock)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.Subscribe(t.Context(), []string{"BTCUSDT$BA"}, itick.ChannelQuote); err != nil {
+	if err := s.Subscribe(t.Context(), []string{symbol}, itick.ChannelQuote); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.After(time.Minute)
@@ -143,8 +159,8 @@ func checkSimStream(t *testing.T, base, token string) {
 				t.Fatalf("the stream ended: %v", s.Err())
 			}
 			if q, isQuote := ev.(itick.QuoteEvent); isQuote {
-				if q.Code != "BTCUSDT" || q.Quote.Last <= 0 {
-					t.Errorf("quote event %+v, want one of BTCUSDT", q)
+				if q.Symbol() != symbol || q.Quote.Last <= 0 {
+					t.Errorf("quote event %+v, want one of %s", q, symbol)
 				}
 				return
 			}
@@ -154,19 +170,30 @@ func checkSimStream(t *testing.T, base, token string) {
 	}
 }
 
-// TestSimBadAddr checks --addr is host:port before anything starts.
-func TestSimBadAddr(t *testing.T) {
+// TestSimBadFlags checks --addr is host:port and --at (or ITICK_SIM_TIME)
+// an RFC 3339 time before anything starts.
+func TestSimBadFlags(t *testing.T) {
 	t.Parallel()
-	r := runCLI(t, nil, "sim", "--addr", "localhost")
-	if r.code != exitInvalid || !strings.Contains(r.stderr, `--addr "localhost" is not host:port`) || r.stdout != "" {
-		t.Errorf("exit code %d, stdout %q, stderr %q; want %d and a line naming --addr", r.code, r.stdout, r.stderr, exitInvalid)
+	for _, c := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, []string{"--addr", "localhost"}, `--addr "localhost" is not host:port`},
+		{nil, []string{"--at", "2025-06-04"}, `--at "2025-06-04" is not an RFC 3339 time`},
+		{[]string{markettest.EnvSimTime + "=noon"}, nil, `--at "noon" is not an RFC 3339 time`},
+	} {
+		r := runCLI(t, c.env, append([]string{"sim"}, c.args...)...)
+		if r.code != exitInvalid || !strings.Contains(r.stderr, c.want) || r.stdout != "" {
+			t.Errorf("%q %q: exit code %d, stdout %q, stderr %q; want %d and %q", c.env, c.args, r.code, r.stdout, r.stderr, exitInvalid, c.want)
+		}
 	}
 }
 
 // TestOffline checks that without ITICK_TOKEN the bundled simulator
-// answers, a note on stderr says so, and --plan reaches the simulator too:
-// 25 codes go in chunks of 20 on the Professional plan, which the Base
-// plan's simulator would refuse.
+// answers, at ITICK_SIM_TIME, a note on stderr says so, and --plan reaches
+// the simulator too: 25 codes go in chunks of 20 on the Professional plan,
+// which the Base plan's simulator would refuse.
 func TestOffline(t *testing.T) {
 	t.Parallel()
 	codes := make([]string, 25)
@@ -185,9 +212,26 @@ func TestOffline(t *testing.T) {
 		t.Fatalf("%d lines, want a header and %d rows:\n%s", len(rows), len(codes), r.stdout)
 	}
 	for i, code := range codes {
-		if !strings.HasPrefix(rows[i+1], code+",") {
-			t.Errorf("row %d is %q, want %s's", i+1, rows[i+1], code)
+		if !strings.HasPrefix(rows[i+1], code+",") || !strings.Contains(rows[i+1], ","+fixedNow.Format(time.RFC3339)+",") {
+			t.Errorf("row %d is %q, want %s's at %s", i+1, rows[i+1], code, fixedNow.Format(time.RFC3339))
 		}
+	}
+}
+
+// TestOfflineRangeEndsAtTheSimulatorsNow: offline, a range without --to
+// ends at the client's now, which is the simulator's: a --from after it is
+// refused, though it is long past on the real clock.
+func TestOfflineRangeEndsAtTheSimulatorsNow(t *testing.T) {
+	t.Parallel()
+	r := runCLI(t, nil, "klines", "stock", "US", "AAPL", "--interval", "1d", "--from", "2025-07-01")
+	want := "--from 2025-07-01T00:00:00Z is not before --to " + fixedNow.Format(time.RFC3339)
+	if r.code != exitInvalid || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit code %d, stderr %q; want %d and %q", r.code, r.stderr, exitInvalid, want)
+	}
+	r = runCLI(t, nil, "klines", "stock", "US", "AAPL", "--interval", "1d", "--from", "2025-05-26", "--format", "csv")
+	rows := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if r.code != 0 || len(rows) < 2 || !strings.HasPrefix(rows[len(rows)-1], "AAPL,2025-06-02T00:00:00Z,") {
+		t.Errorf("exit code %d, stdout %q, stderr %q; want candles up to the simulator's day, 2025-06-02", r.code, r.stdout, r.stderr)
 	}
 }
 
