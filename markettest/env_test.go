@@ -55,7 +55,7 @@ func TestOpenEnvWithTokenUsesTheEnvironment(t *testing.T) {
 	if env.Offline() || env.Server != nil || env.Client.BaseURL() != srv.URL || env.Client.BatchSize() != 50 {
 		t.Fatalf("offline %v, client %v", env.Offline(), env.Client)
 	}
-	if now := env.Client.Now(); now.Sub(time.Now()).Abs() > time.Minute {
+	if now := env.Client.Now(); time.Until(now).Abs() > time.Minute {
 		t.Errorf("the service's client reads %s, want the real clock", now)
 	}
 	if _, err := env.Client.Stock.Quotes(t.Context(), itick.RegionHK, []string{"700"}); err != nil {

@@ -11,6 +11,10 @@ import (
 	"github.com/d19c4e34/itick/markettest"
 )
 
+// simStart is the clock of the simulators these tests start, a Monday
+// with New York's market open.
+var simStart = time.Date(2025, 6, 2, 14, 30, 0, 0, time.UTC)
+
 // TestClientCallsFailWithTheRedisError checks the error an itick call
 // returns when its shared limiter cannot reach Redis.
 func TestClientCallsFailWithTheRedisError(t *testing.T) {
@@ -21,7 +25,7 @@ func TestClientCallsFailWithTheRedisError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim := markettest.NewServer()
+	sim := markettest.NewServer(markettest.WithFixedClock(simStart))
 	defer sim.Close()
 	client, err := sim.Client(itick.WithLimiter(l), itick.WithRetries(0))
 	if err != nil {

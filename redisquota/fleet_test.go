@@ -132,7 +132,8 @@ func TestFleetOfProcessesSharesOneQuota(t *testing.T) {
 		// a minute, the same 4% or so.
 		margin = 400 * time.Millisecond
 	)
-	srv := markettest.NewServer(markettest.WithQuota(n), markettest.WithQuotaWindow(window))
+	// The simulator's quota window passes in real time, from a pinned start.
+	srv := markettest.NewServer(markettest.WithClockFrom(simStart), markettest.WithQuota(n), markettest.WithQuotaWindow(window))
 	defer srv.Close()
 
 	type proc struct {
