@@ -35,3 +35,31 @@ func TestReadmeBotSurvivesOutage(t *testing.T) {
 		t.Errorf("stats = %+v, want 3 faults in 4 requests", st)
 	}
 }
+
+// TestReadmeBotTradesInNewYorkHours is the README's example of pinning the
+// clock.
+func TestReadmeBotTradesInNewYorkHours(t *testing.T) {
+	at := time.Date(2025, 6, 4, 15, 30, 0, 0, time.UTC) // 11:30 on a Wednesday in New York
+	srv := markettest.NewServer(markettest.WithFixedClock(at))
+	defer srv.Close()
+	client, err := srv.Client() // itick.WithClock(srv.Now): the SDK's now is the simulator's
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := client.Stream(t.Context(), itick.AssetStock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Subscribe(t.Context(), []string{"AAPL$US"}, itick.ChannelQuote); err != nil {
+		t.Fatal(err)
+	}
+	for ev := range s.Events() { // pushed: New York trades at 11:30 on a Wednesday
+		if q, ok := ev.(itick.QuoteEvent); ok {
+			if !q.Quote.Time.Equal(at) || !client.Now().Equal(at) {
+				t.Errorf("a quote of %s on a client at %s, want both at %s", q.Quote.Time, client.Now(), at)
+			}
+			return
+		}
+	}
+}
