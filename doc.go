@@ -10,6 +10,13 @@
 // It is safe for concurrent use. The markettest package runs an offline
 // stand-in for the service, for tests and examples.
 //
+// What depends on the date or the hour reads the client's clock (WithClock,
+// time.Now by default; Client.Now reads it): a range's end, WithClosedOnly,
+// the trading day of a quote that carries no time. A test pins it, with the
+// simulator's: markettest's Server.Client gives its clients the server's
+// clock. Retries, pacing, timeouts and a Stream's heartbeat measure real
+// elapsed time.
+//
 // # Batching
 //
 // The batch calls (Quotes, Depths, Klines, Ticks) take any number of codes.
@@ -33,8 +40,8 @@
 //
 // KlineRange and KlinesRange return every candle with from <= Time < to,
 // oldest first with no duplicates, however many requests that takes; a to
-// in the future means now, and a code with no candle in the range is absent
-// from KlinesRange's map.
+// after the client's now means now, and a code with no candle in the range
+// is absent from KlinesRange's map.
 //
 // They ask for pages of WithPageSize candles (DefaultPageSize, the
 // service's bound of MaxKlineLimit) ending just before to, then just before
