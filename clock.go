@@ -3,12 +3,11 @@ package itick
 import "time"
 
 // WithClock sets the client's clock: its "now" for everything that depends
-// on the date or the hour. A range's end is capped at it, WithClosedOnly
-// keeps the candles closed by it, WithResume tops a range up to it, and
-// WithPrevClose dates a quote that carries no time by it. Pacing, retries,
-// timeouts and a Stream's heartbeat and stale watchdog measure real
-// elapsed time and do not read it. The default is time.Now; a nil func is
-// ErrInvalidArgument.
+// on the date or the hour. A range's end is capped at it (a resumed one's
+// too), WithClosedOnly keeps the candles closed by it, and WithPrevClose
+// dates a quote that carries no time by it. Pacing, retries, timeouts and
+// a Stream's heartbeat and stale watchdog measure real elapsed time and do
+// not read it. The default is time.Now; a nil func is ErrInvalidArgument.
 //
 // A test that pins a simulator's clock pins the client's to the same one
 // (markettest's Server.Client does), so that both agree on which candles
@@ -23,8 +22,10 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
-// clock holds the client's now. Client and the options' settings hold it
-// by pointer: a func field would make them incomparable.
+// clock holds the client's now: whatever in the package depends on the
+// date or the hour reads it through Client.Now, never time.Now. Client and
+// the options' settings hold it by pointer: a func field would make them
+// incomparable.
 type clock struct{ now func() time.Time }
 
 var realClock = &clock{time.Now}
