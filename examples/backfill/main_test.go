@@ -21,11 +21,18 @@ import (
 	"github.com/d19c4e34/itick/markettest"
 )
 
-// TestRunOfflineWritesCSV runs the program at each of the moments: the
-// range ends at the simulator's today, which the client reads.
+// TestRunOfflineWritesCSV runs the program at the moments its dates could
+// trip on: today's candle forming (a full day, a half day), none today (a
+// weekend), a UTC date ahead of New York's. The range ends at the
+// simulator's today, which the client reads.
 func TestRunOfflineWritesCSV(t *testing.T) {
 	t.Setenv("ITICK_TOKEN", "")
-	for name, at := range exampletest.Moments() {
+	moments := exampletest.Moments()
+	for _, name := range []string{"New York trading", "US half day", "weekend", "02:00 UTC"} {
+		at, ok := moments[name]
+		if !ok {
+			t.Fatalf("no moment %q", name)
+		}
 		t.Run(name, func(t *testing.T) { runOfflineWritesCSV(t, at) })
 	}
 }
