@@ -73,9 +73,6 @@ func TestSim(t *testing.T) {
 			code, region, _ := strings.Cut(c.symbol, "$")
 			checkSimREST(t, base, token, region, code, c.at)
 			checkSimStream(t, base, token, c.symbol)
-			if !strings.Contains(errOut.String(), "its clock stopped at "+c.at.Format(time.RFC3339)) {
-				t.Errorf("stderr %q does not say the clock stands at %s", errOut.String(), c.at.Format(time.RFC3339))
-			}
 
 			if err := cmd.Process.Signal(os.Interrupt); err != nil {
 				t.Fatal(err)
@@ -85,6 +82,9 @@ func TestSim(t *testing.T) {
 			}
 			if got := lines.all(); len(got) != 2 {
 				t.Errorf("stdout holds %q, want the two lines", got)
+			}
+			if !strings.Contains(errOut.String(), "its clock stopped at "+c.at.Format(time.RFC3339)) {
+				t.Errorf("stderr %q does not say the clock stands at %s", errOut.String(), c.at.Format(time.RFC3339))
 			}
 		})
 	}
