@@ -9,7 +9,7 @@ import (
 )
 
 func TestRunOffline(t *testing.T) {
-	exampletest.RunAtClocks(t, run, exampletest.Clocks(), func(t *testing.T, _ time.Time, out string) {
+	exampletest.RunAtClocks(t, run, exampletest.Moments(), func(t *testing.T, _ time.Time, out string) {
 		exampletest.MatchAll(t, out,
 			`Asking for 300 quotes in 30 requests of up to 10 codes\.`,
 			`Got 300 quotes in `,

@@ -120,7 +120,7 @@ func TestBotStopsOnAWrongToken(t *testing.T) {
 }
 
 func TestRunOffline(t *testing.T) {
-	exampletest.RunAtClocks(t, run, exampletest.Clocks(), func(t *testing.T, _ time.Time, out string) {
+	exampletest.RunAtClocks(t, run, exampletest.Moments(), func(t *testing.T, _ time.Time, out string) {
 		if !regexp.MustCompile(`offline simulator[^\n]*\n\nSignals from the last price against the 24-hour average \(act beyond 0\.5%\):\n\s+SYMBOL\s+LAST\s+AVERAGE\s+ACTION\n`).MatchString(out) {
 			t.Errorf("no header:\n%s", out)
 		}

@@ -12,7 +12,7 @@ import (
 )
 
 func TestRunOffline(t *testing.T) {
-	exampletest.RunAtClocks(t, run, exampletest.Clocks(), func(t *testing.T, _ time.Time, out string) {
+	exampletest.RunAtClocks(t, run, exampletest.Moments(), func(t *testing.T, _ time.Time, out string) {
 		exampletest.MatchAll(t, out,
 			`1\. A blank code: ErrInvalidArgument\n   itick: invalid argument: `,
 			`2\. A wrong token: ErrUnauthorized \(HTTP 401, "Invalid API key in request"\)`,

@@ -10,7 +10,7 @@ import (
 )
 
 func TestRunOffline(t *testing.T) {
-	exampletest.RunAtClocks(t, run, exampletest.Clocks(), func(t *testing.T, _ time.Time, out string) {
+	exampletest.RunAtClocks(t, run, exampletest.Moments(), func(t *testing.T, _ time.Time, out string) {
 		exampletest.MatchAll(t, out,
 			`Page 1: 5 items, more: true, next cursor: "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z"`,
 			`Page 2: 5 items, more: true, next cursor: "`,

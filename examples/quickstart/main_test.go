@@ -27,6 +27,10 @@ var clockTimes = []struct {
 	{"night", exampletest.Night, "closed", "closed"},
 	{"New York trading", exampletest.NewYorkTrading, "closed", "open"},
 	{"Hong Kong trading", exampletest.HongKongTrading, "open", "closed"},
+	{"US holiday", exampletest.USHoliday, "closed", "closed for a holiday"},
+	{"US half day", exampletest.USHalfDay, "closed for the weekend", "holiday half day"},
+	{"02:00 UTC", exampletest.EarlyUTC, "open", "closed"},
+	{"DST change", exampletest.DSTChange, "closed", "open"},
 }
 
 func TestRunOffline(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 )
 
 func TestRunOffline(t *testing.T) {
-	exampletest.RunAtClocks(t, run, exampletest.Clocks(), func(t *testing.T, _ time.Time, out string) {
+	exampletest.RunAtClocks(t, run, exampletest.Moments(), func(t *testing.T, _ time.Time, out string) {
 		exampletest.MatchAll(t, out,
 			`TYPE\s+REGION\s+CODE\s+NAME\s+EXCHANGE\s+SHORT NAME`,
 			`stock\s+HK\s+700\s+Tencent Holdings Ltd\.\s+HKEX\s+Tencent`,

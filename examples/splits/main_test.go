@@ -13,7 +13,7 @@ import (
 )
 
 func TestRunOffline(t *testing.T) {
-	exampletest.RunAtClocks(t, run, exampletest.Clocks(), func(t *testing.T, at time.Time, out string) {
+	exampletest.RunAtClocks(t, run, exampletest.Moments(), func(t *testing.T, at time.Time, out string) {
 		head := regexp.MustCompile(`US splits: (\d+) records on (\d+) pages of 20\.`).FindStringSubmatch(out)
 		tail := regexp.MustCompile(`Read (\d+) records through Splits \(the first 10 above\): (\d+) with more shares after, (\d+) with fewer\.`).FindStringSubmatch(out)
 		if head == nil || tail == nil {
