@@ -8,6 +8,8 @@ import "time"
 // dates a quote that carries no time by it. Pacing, retries, timeouts and
 // a Stream's heartbeat and stale watchdog measure real elapsed time and do
 // not read it. The default is time.Now; a nil func is ErrInvalidArgument.
+// now is called from the goroutines of calls and Streams, so it must be
+// safe for concurrent use, as a markettest.ManualClock's Now is.
 //
 // A test that pins a simulator's clock pins the client's to the same one
 // (markettest's Server.Client does), so that both agree on which candles
