@@ -1,6 +1,7 @@
 // Package wait holds the one way this module sleeps: for a duration or
-// until a context ends, whichever comes first; and the refusal a limiter
-// gives when the wait would pass the context's deadline.
+// until a context ends, whichever comes first; the refusal a limiter
+// gives when the wait would pass the context's deadline; and the error of
+// a call whose context ended, which says so with the context's cause.
 package wait
 
 import (
