@@ -158,16 +158,17 @@ func MissingCodes[V any](codes []string, got map[string]V) []string {
 // batchStop says what one chunk's error means for the others. A refused
 // token or a plan limit fails every chunk alike, so the batch is aborted and
 // that error returned alone, without spending more quota. A 429 whose
-// Retry-After the client does not wait for, or a quota that would outlast
-// the deadline, would meet every later chunk too, so none is sent; those in
-// flight may still bring results.
+// Retry-After the client does not wait for, a 429 whose wait would pass
+// the deadline, or a limiter slot past it, would meet every later chunk
+// too, so none is sent; those in flight may still bring results.
 func batchStop(err error) batch.Stop {
 	if errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrPlanLimit) {
 		return batch.Abort
 	}
 	var apiErr *APIError
 	var quota *quotaError
-	if errors.Is(err, ErrRateLimited) && (errors.As(err, &quota) ||
+	var refused *refusedError
+	if errors.Is(err, ErrRateLimited) && (errors.As(err, &quota) || errors.As(err, &refused) ||
 		errors.As(err, &apiErr) && apiErr.RetryAfter > transport.MaxRetryAfter) {
 		return batch.Drain
 	}

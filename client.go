@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hashicorp/go-retryablehttp"
-
 	"github.com/d19c4e34/itick/internal/transport"
 )
 
@@ -32,7 +30,7 @@ type Client struct {
 	Market  *MarketService  // symbols, holidays, market status
 
 	baseURL     *url.URL
-	rc          *retryablehttp.Client
+	rc          *transport.Retrier
 	attempt     *transport.Attempt
 	plan        Plan
 	batchSize   int

@@ -124,18 +124,17 @@ func (e *APIError) Is(target error) bool {
 	return false
 }
 
-// quotaError is a spent quota met under a deadline the wait for it would
-// pass: the service's 429 whose Retry-After ends too late, or the client's
-// limiter refusing a slot past the deadline. The call ends at once, and
-// the error matches ErrRateLimited and context.DeadlineExceeded both, so a
-// caller can tell a spent quota from a slow network; it unwraps to the
-// *APIError, or the limiter's error, that says how long the wait was.
+// quotaError is the client's limiter refusing a slot that lies past the
+// call's deadline: a spent quota. The call ends at once, and the error
+// matches ErrRateLimited and context.DeadlineExceeded both, so a caller
+// can tell a spent quota from a slow network; it unwraps to the limiter's
+// error, which may say how long the wait was.
 type quotaError struct{ err error }
 
 // Error is the text of the error it carries.
 func (e *quotaError) Error() string { return e.err.Error() }
 
-// Unwrap returns the *APIError or the limiter's error.
+// Unwrap returns the limiter's error.
 func (e *quotaError) Unwrap() error { return e.err }
 
 // Is matches ErrRateLimited and context.DeadlineExceeded.
@@ -143,9 +142,26 @@ func (e *quotaError) Is(target error) bool {
 	return target == ErrRateLimited || target == context.DeadlineExceeded
 }
 
+// refusedError is a response that asked for a wait (its Retry-After, or
+// the backoff before the retry its status earns) which the call did not
+// start because it would pass the context's deadline. It matches what the
+// *APIError matches (ErrRateLimited for a 429) and
+// context.DeadlineExceeded, and errors.As finds the *APIError.
+type refusedError struct {
+	api  *APIError
+	wait *transport.RefusedWait
+}
+
+// Error is the response's error and the wait that was not started.
+func (e *refusedError) Error() string { return e.api.Error() + ": " + e.wait.Error() }
+
+// Unwrap returns the *APIError and the refused wait.
+func (e *refusedError) Unwrap() []error { return []error{e.api, e.wait} }
+
 // RetryAfter returns how long to wait before asking again when err says:
 // the Retry-After the service sent with an *APIError (a 429 most often),
 // or the wait a limiter refused because it would pass the call's deadline.
+// A backoff the client chose itself is not such a wait.
 // A service answering its own callers can pass it on as their Retry-After.
 func RetryAfter(err error) (time.Duration, bool) {
 	var apiErr *APIError

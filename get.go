@@ -37,6 +37,7 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values, out any
 	r, err := c.fetch(ctx, path, query)
 	if err == nil {
 		err = decodeRaw(path, r.status, r.header, r.body.Bytes(), c.attempt.Redactor(), out)
+		err = r.refusal(err)
 		r.body.Close()
 	}
 	c.stats.end(err)

@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"github.com/hashicorp/go-retryablehttp"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/d19c4e34/itick/internal/codec"
 	"github.com/d19c4e34/itick/internal/redact"
 	"github.com/d19c4e34/itick/internal/transport"
+	"github.com/d19c4e34/itick/internal/wait"
 )
 
 // The request path every call shares: a typed call validates its input,
@@ -45,11 +45,7 @@ func get[T any](ctx context.Context, c *Client, path string, q url.Values, read 
 		if err == nil {
 			c.confirmed.Store(true)
 		}
-		var apiErr *APIError
-		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusTooManyRequests &&
-			apiErr.RetryAfter > 0 && transport.PastDeadline(ctx, apiErr.RetryAfter) {
-			err = &quotaError{err} // not waited for: it would pass the deadline
-		}
+		err = r.refusal(err)
 	}
 	c.stats.end(err)
 	return v, err
@@ -88,6 +84,23 @@ type response struct {
 	status int
 	header http.Header
 	body   *transport.Body
+	// refused is the wait this response asked for (its Retry-After, or
+	// a backoff) that was not started because it would pass the
+	// context's deadline; nil when none was refused.
+	refused *transport.RefusedWait
+}
+
+// refusal is err, the response's error, made to say that the wait it
+// asked for was refused: it then also matches context.DeadlineExceeded.
+func (r response) refusal(err error) error {
+	if r.refused == nil {
+		return err
+	}
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) {
+		return err
+	}
+	return &refusedError{api: apiErr, wait: r.refused}
 }
 
 // fetch sends one GET of path (escaped form) with q under the retry policy
@@ -107,8 +120,8 @@ func (c *Client) fetch(ctx context.Context, path string, q url.Values) (response
 	}
 	u.RawQuery = q.Encode()
 
-	var attempts atomic.Int32
-	req, err := retryablehttp.NewRequestWithContext(transport.WithAttemptCounter(ctx, &attempts),
+	var call transport.Call
+	req, err := retryablehttp.NewRequestWithContext(transport.WithCall(ctx, &call),
 		http.MethodGet, u.String(), nil)
 	if err != nil {
 		return response{}, fmt.Errorf("itick: GET %s: %w", path, err)
@@ -117,19 +130,32 @@ func (c *Client) fetch(ctx context.Context, path string, q url.Values) (response
 	req.Header.Set("User-Agent", c.userAgent)
 
 	resp, err := c.rc.Do(req)
-	if n := attempts.Load(); n > 1 {
+	if n := call.Attempts(); n > 1 {
 		c.stats.retries.Add(int64(n - 1))
+	}
+	var refused *transport.RefusedWait
+	if err != nil && errors.As(err, &refused) && refused.Err == nil && resp != nil {
+		err = nil // the response is the error: the caller decodes it
 	}
 	if err != nil {
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
 		}
-		err = fmt.Errorf("itick: GET %s: %w", path, c.redactErr(err))
+		if refused != nil && refused.Err != nil {
+			// The transport's error is redacted apart, so that the
+			// refusal's own text stays.
+			err = &transport.RefusedWait{Wait: refused.Wait, Err: c.redactErr(refused.Err)}
+		} else {
+			err = c.redactErr(err)
+		}
+		err = fmt.Errorf("itick: GET %s: %w", path, err)
 		var limErr *transport.LimiterError
 		if errors.As(err, &limErr) && limErr.Early {
 			err = &quotaError{err} // the limiter's slot lies past the deadline
 		}
-		return response{}, err
+		// Whatever the transport made of the context's end (net/http
+		// returns a cause alone), the error matches it.
+		return response{}, wait.Ended(ctx, err)
 	}
 	// Every response comes from the transport's attempt, which read its
 	// body whole; the http.Client under the retries has no Timeout of its
@@ -139,7 +165,7 @@ func (c *Client) fetch(ctx context.Context, path string, q url.Values) (response
 		resp.Body.Close()
 		return response{}, fmt.Errorf("itick: GET %s: response body of type %T was not read by the transport", path, resp.Body)
 	}
-	return response{resp.StatusCode, resp.Header, body}, nil
+	return response{resp.StatusCode, resp.Header, body, refused}, nil
 }
 
 // redactErr gives err a text without the token and with every part a

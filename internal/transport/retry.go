@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/d19c4e34/itick/internal/wait"
 )
 
 // MaxRetryAfter is the longest Retry-After the client waits for. Past it the
@@ -27,18 +30,116 @@ type Config struct {
 	MaxBackoff time.Duration
 }
 
-// New returns the retrying client the itick client sends every request through.
-func New(cfg Config) *retryablehttp.Client {
-	return &retryablehttp.Client{
+// Retrier sends requests under the retry policy, through go-retryablehttp.
+type Retrier struct {
+	cfg Config
+	rc  *retryablehttp.Client
+}
+
+// New returns the retrier the itick client sends every request through.
+func New(cfg Config) *Retrier {
+	r := &Retrier{cfg: cfg}
+	r.rc = &retryablehttp.Client{
 		HTTPClient:   cfg.HTTPClient,
 		RetryWaitMin: cfg.MinBackoff,
 		RetryWaitMax: cfg.MaxBackoff,
 		RetryMax:     cfg.Retries,
-		CheckRetry:   CheckRetry,
-		Backoff:      Backoff,
+		CheckRetry:   r.checkAndWait,
+		// checkAndWait has waited already.
+		Backoff:      func(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 },
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
 	}
+	return r
 }
+
+// Do sends req and retries it under the policy. req's context carries the
+// call's state (WithCall); one without gets its own. The wait before each
+// retry is known before it starts and refused at once when it would pass
+// the context's deadline: the error is then a *RefusedWait, returned with
+// the response that asked for the wait, if there was one.
+func (r *Retrier) Do(req *retryablehttp.Request) (*http.Response, error) {
+	if _, ok := req.Context().Value(callKey{}).(*Call); !ok {
+		req = req.WithContext(WithCall(req.Context(), new(Call)))
+	}
+	return r.rc.Do(req)
+}
+
+// checkAndWait is the retry policy, run when an attempt ends: CheckRetry
+// decides, then, for a retry, the wait before it (the response's
+// Retry-After, or a backoff) is drawn and refused at once when it would
+// pass the deadline; otherwise it is waited here, until it ends or ctx
+// does. go-retryablehttp then retries at once. A wait cut short by ctx
+// ends the call with ctx's error, saying what it waited for.
+func (r *Retrier) checkAndWait(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	retry, checkErr := CheckRetry(ctx, resp, err)
+	if ctx.Err() != nil {
+		return retry, checkErr
+	}
+	if err == nil && resp != nil && Retryable(resp.StatusCode) {
+		if ra, ok := RetryAfter(resp.Header, time.Now()); ok && PastDeadline(ctx, ra) {
+			// The service said when to come back, and it is past the
+			// deadline: no retry in time, however many are left.
+			return false, &RefusedWait{Wait: ra, RetryAfter: true}
+		}
+	}
+	call, _ := ctx.Value(callKey{}).(*Call)
+	if !retry || call == nil || call.retries >= r.cfg.Retries {
+		return retry, checkErr // go-retryablehttp stops without waiting
+	}
+	delay := Backoff(r.cfg.MinBackoff, r.cfg.MaxBackoff, call.retries, resp)
+	call.retries++
+	if PastDeadline(ctx, delay) {
+		return false, &RefusedWait{Wait: delay, Err: err}
+	}
+	if resp != nil {
+		if b, ok := resp.Body.(*Body); ok {
+			// Read whole in the attempt: closing it gives its share
+			// of memory back for the wait, and it can still be read.
+			b.Close()
+		}
+	}
+	if !wait.Sleep(ctx, delay) {
+		// The text of what asked for the wait, not the error itself:
+		// the call ends because ctx did.
+		var why string
+		if err != nil {
+			why = err.Error()
+		} else {
+			why = "HTTP " + strconv.Itoa(resp.StatusCode)
+		}
+		return false, fmt.Errorf("waiting %v to retry after %s: %w", delay.Round(time.Millisecond), why, ctx.Err())
+	}
+	return true, checkErr
+}
+
+// RefusedWait is a wait before a retry that was not started because it
+// would pass the context's deadline: a response's Retry-After, or a
+// backoff. It matches context.DeadlineExceeded and unwraps to the
+// attempt's transport error, if the attempt had one.
+type RefusedWait struct {
+	Wait       time.Duration
+	RetryAfter bool  // the wait is the Retry-After a response asked for, not a backoff
+	Err        error // the attempt's transport error; nil when there was a response
+}
+
+func (e *RefusedWait) Error() string {
+	what := "backoff"
+	if e.RetryAfter {
+		what = "Retry-After"
+	}
+	msg := "not retried: a " + what + " of " + e.Wait.Round(time.Millisecond).String() +
+		" would pass the deadline: " + context.DeadlineExceeded.Error()
+	if e.Err != nil {
+		return e.Err.Error() + ": " + msg
+	}
+	return msg
+}
+
+// Unwrap returns the attempt's transport error.
+func (e *RefusedWait) Unwrap() error { return e.Err }
+
+// Is matches context.DeadlineExceeded.
+func (e *RefusedWait) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // Retryable reports whether an HTTP status is worth another attempt.
 func Retryable(status int) bool {

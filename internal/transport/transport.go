@@ -82,13 +82,23 @@ func (a *Attempt) Counters() Counters {
 	}
 }
 
-type attemptKey struct{}
+type callKey struct{}
 
-// WithAttemptCounter returns a context under which each attempt increments n,
-// so the log line can say which attempt of a call it was. A redirect's hop
+// Call is one call's state across its attempts.
+type Call struct {
+	attempts atomic.Int32
+	retries  int // retries decided so far; only the retry loop touches it
+}
+
+// Attempts is how many attempts the call has made. A redirect's hop
 // belongs to the attempt that was redirected: it does not count.
-func WithAttemptCounter(ctx context.Context, n *atomic.Int32) context.Context {
-	return context.WithValue(ctx, attemptKey{}, n)
+func (c *Call) Attempts() int { return int(c.attempts.Load()) }
+
+// WithCall returns a context under which the attempts of one call count
+// themselves in call, so the log line can say which attempt of a call it
+// was, and the retry policy keeps its state there.
+func WithCall(ctx context.Context, call *Call) context.Context {
+	return context.WithValue(ctx, callKey{}, call)
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -106,11 +116,11 @@ func (a *Attempt) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	attempt := 0
-	if n, ok := ctx.Value(attemptKey{}).(*atomic.Int32); ok {
+	if call, ok := ctx.Value(callKey{}).(*Call); ok {
 		if req.Response == nil {
-			attempt = int(n.Add(1))
+			attempt = int(call.attempts.Add(1))
 		} else {
-			attempt = int(n.Load()) // a redirect's hop (net/http sets Response on it)
+			attempt = call.Attempts() // a redirect's hop (net/http sets Response on it)
 		}
 	}
 	a.attempts.Add(1)

@@ -363,8 +363,8 @@ func TestAttempt_LogLine(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	rt := &fakeRT{err: errors.New("dial tcp: token secret rejected")}
 	a := &Attempt{Base: rt, Token: "secret", Logger: logger}
-	var n atomic.Int32
-	ctx := WithAttemptCounter(context.Background(), &n)
+	var call Call
+	ctx := WithCall(context.Background(), &call)
 	for range 2 {
 		_, _ = get(t, ctx, a, "https://h/stock/quotes?region=HK&codes=700")
 	}
@@ -400,8 +400,8 @@ func TestAttempt_RedirectHopIsNotAnotherAttempt(t *testing.T) {
 	var buf bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	a := &Attempt{Base: &fakeRT{status: 200}, Token: "secret", Logger: logger}
-	var n atomic.Int32
-	ctx := WithAttemptCounter(context.Background(), &n)
+	var call Call
+	ctx := WithCall(context.Background(), &call)
 	first, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://h/stock/quote", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -416,7 +416,7 @@ func TestAttempt_RedirectHopIsNotAnotherAttempt(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
-	if got := n.Load(); got != 1 {
+	if got := call.Attempts(); got != 1 {
 		t.Errorf("attempt counter = %d after a request and its redirect, want 1", got)
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
