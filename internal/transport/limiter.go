@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -50,3 +51,24 @@ func waitRate(ctx context.Context, l *rate.Limiter) error {
 	}
 	return nil
 }
+
+// rateRefusal reports *rate.Limiter's own refusal of a wait that would
+// pass the context's deadline, which rate returns as a plain error
+// ("rate: Wait(n=1) would exceed context deadline") and a LimiterFunc over
+// a *rate.Limiter passes on, wrapped or not.
+func rateRefusal(err error) bool {
+	msg := err.Error()
+	i := strings.Index(msg, "rate: Wait(n=")
+	return i >= 0 && strings.Contains(msg[i:], ") would exceed context deadline")
+}
+
+// pastDeadline is a limiter's refusal of a wait past the deadline whose
+// error does not say so to errors.Is: the same error, matching
+// context.DeadlineExceeded.
+type pastDeadline struct{ error }
+
+// Unwrap returns the limiter's error.
+func (e pastDeadline) Unwrap() error { return e.error }
+
+// Is matches context.DeadlineExceeded.
+func (e pastDeadline) Is(target error) bool { return target == context.DeadlineExceeded }

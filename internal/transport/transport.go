@@ -174,7 +174,8 @@ func (a *Attempt) asksForGzip(req *http.Request) bool {
 // limiter's own failure (a shared store that is down) keeps its cause. It
 // matches a context error only when the context was the reason: ctx ended,
 // or the limiter refused early because the wait would pass ctx's deadline
-// and said so by wrapping context.DeadlineExceeded, as the SDK's limiters do.
+// and said so by wrapping context.DeadlineExceeded, as the SDK's limiters
+// do, or with *rate.Limiter's own refusal, which a LimiterFunc passes on.
 func (a *Attempt) wait(ctx context.Context) error {
 	if a.Limiter == nil {
 		return ctx.Err()
@@ -187,7 +188,14 @@ func (a *Attempt) wait(ctx context.Context) error {
 	if ctxErr != nil && !errors.Is(err, ctxErr) {
 		err = fmt.Errorf("%w: %w", ctxErr, err)
 	}
-	return &LimiterError{Err: err, Early: ctxErr == nil && errors.Is(err, context.DeadlineExceeded)}
+	early := false
+	if ctxErr == nil {
+		if !errors.Is(err, context.DeadlineExceeded) && rateRefusal(err) {
+			err = pastDeadline{err}
+		}
+		early = errors.Is(err, context.DeadlineExceeded)
+	}
+	return &LimiterError{Err: err, Early: early}
 }
 
 // LimiterError is a limiter's refusal to let an attempt go. It is final:

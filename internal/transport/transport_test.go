@@ -275,6 +275,21 @@ type refusingLimiter struct{ err error }
 
 func (l refusingLimiter) Wait(context.Context) error { return l.err }
 
+// limiterFunc is a limiter made of a func, as itick.LimiterFunc is.
+type limiterFunc func(ctx context.Context) error
+
+func (f limiterFunc) Wait(ctx context.Context) error { return f(ctx) }
+
+// rateFunc waits on l through a func, wrapping its error with format.
+func rateFunc(l *rate.Limiter, format string) Limiter {
+	return limiterFunc(func(ctx context.Context) error {
+		if err := l.Wait(ctx); err != nil {
+			return fmt.Errorf(format, err)
+		}
+		return nil
+	})
+}
+
 type storeError struct{ store string }
 
 func (e *storeError) Error() string { return e.store + " is unreachable" }
@@ -289,7 +304,7 @@ func TestAttempt_LimiterErrors(t *testing.T) {
 	defer cancel()
 	cancelled, cancel2 := context.WithCancel(context.Background())
 	cancel2()
-	spent := func() Limiter {
+	spent := func() *rate.Limiter {
 		l := rate.NewLimiter(rate.Every(2*time.Hour), 1)
 		l.Allow()
 		return l
@@ -307,6 +322,11 @@ func TestAttempt_LimiterErrors(t *testing.T) {
 		{"refusal wrapping the deadline", withDeadline, refusingLimiter{fmt.Errorf("slot past deadline: %w", context.DeadlineExceeded)}, context.DeadlineExceeded, context.Canceled},
 		{"rate.Limiter past the deadline", withDeadline, spent(), context.DeadlineExceeded, context.Canceled},
 		{"rate.Limiter cancelled", cancelled, spent(), context.Canceled, context.DeadlineExceeded},
+		// rate's own refusal is a plain error; a func over a *rate.Limiter
+		// passes it on, as it is or wrapped.
+		{"func over rate.Limiter past the deadline", withDeadline, rateFunc(spent(), "%w"), context.DeadlineExceeded, context.Canceled},
+		{"func over rate.Limiter, wrapped", withDeadline, rateFunc(spent(), "pacer: %w"), context.DeadlineExceeded, context.Canceled},
+		{"func over rate.Limiter, burst", withDeadline, rateFunc(rate.NewLimiter(1, 0), "%w"), nil, context.DeadlineExceeded},
 		{"cancelled", cancelled, refusingLimiter{context.Canceled}, context.Canceled, context.DeadlineExceeded},
 		{"cancelled, own error", cancelled, refusingLimiter{refusal}, context.Canceled, nil},
 		{"no limiter, cancelled", cancelled, nil, context.Canceled, context.DeadlineExceeded},
@@ -316,7 +336,17 @@ func TestAttempt_LimiterErrors(t *testing.T) {
 			rt := &fakeRT{status: 200, body: "{}"}
 			a := &Attempt{Base: rt, Limiter: tc.lim}
 			_, err := get(t, tc.ctx, a, "https://h/x")
-			if target := new(*storeError); errors.As(tc.want, target) {
+			// A refusal before the context ended is early: a spent quota.
+			early := tc.ctx.Err() == nil && errors.Is(tc.want, context.DeadlineExceeded)
+			var limErr *LimiterError
+			if tc.lim != nil && !errors.As(err, &limErr) {
+				t.Fatalf("err = %v (%T), want a *LimiterError", err, err)
+			} else if tc.lim != nil && limErr.Early != early {
+				t.Errorf("Early = %v, want %v", limErr.Early, early)
+			}
+			if tc.want == nil {
+				// Only what it must not match.
+			} else if target := new(*storeError); errors.As(tc.want, target) {
 				if !errors.As(err, target) {
 					t.Errorf("err = %v, want one errors.As finds as %T", err, tc.want)
 				}
