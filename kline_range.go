@@ -12,6 +12,7 @@ import (
 
 	"github.com/d19c4e34/itick/internal/batch"
 	"github.com/d19c4e34/itick/internal/span"
+	"github.com/d19c4e34/itick/internal/wait"
 )
 
 // rangeSpec is a checked range request.
@@ -256,7 +257,7 @@ func (m market) klinesRange(ctx context.Context, region Region, codes []string, 
 			failed, refused = append(failed, r...), true
 		}
 		if stop == nil && ctx.Err() != nil {
-			stop = ctx.Err()
+			stop = wait.Err(ctx)
 		}
 		if stop != nil {
 			if rest := run.Unfinished(); len(rest) > 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/d19c4e34/itick/internal/codec"
 	"github.com/d19c4e34/itick/internal/redact"
 	"github.com/d19c4e34/itick/internal/stream"
+	"github.com/d19c4e34/itick/internal/wait"
 )
 
 // ErrStreamClosed reports a call on a Stream that has ended.
@@ -149,7 +150,7 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 		},
 	})
 	if err != nil {
-		return nil, err
+		return nil, wait.Ended(ctx, err)
 	}
 	if prev != nil {
 		e.Go(prev.renew)
@@ -185,8 +186,9 @@ func (s *Stream) Close() error {
 func (s *Stream) Done() <-chan struct{} { return s.e.Done() }
 
 // Err says why the Stream ended: nil while it runs and after Close, the
-// context's error after cancellation, or the failure that stopped it,
-// such as a refused token (ErrUnauthorized).
+// context's error after its end (matching the context's cause too, if it
+// has one), or the failure that stopped it, such as a refused token
+// (ErrUnauthorized).
 func (s *Stream) Err() error { return s.e.Err() }
 
 // Dropped is the number of events the overflow policy has discarded.
@@ -224,7 +226,7 @@ func (s *Stream) Subscribe(ctx context.Context, symbols []string, channels ...Ch
 			s.e.Report(ErrorEvent{Conn: -1, Err: err})
 		}
 	}
-	return s.e.Subscribe(ctx, symbols, chans)
+	return wait.Ended(ctx, s.e.Subscribe(ctx, symbols, chans))
 }
 
 // Unsubscribe stops the given channels of the given products; with no
@@ -240,7 +242,7 @@ func (s *Stream) Unsubscribe(ctx context.Context, symbols []string, channels ...
 	if err != nil {
 		return err
 	}
-	return s.e.Unsubscribe(ctx, symbols, chans)
+	return wait.Ended(ctx, s.e.Unsubscribe(ctx, symbols, chans))
 }
 
 // parseChannels checks channels and returns their wire names, each once.

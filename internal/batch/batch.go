@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/d19c4e34/itick/internal/wait"
 )
 
 // Normalize trims each code and drops repeats, keeping the first occurrence
@@ -70,7 +72,7 @@ func Split(codes []string, size int) [][]string {
 
 // Run calls fn for every chunk index, at most limit at a time, and returns
 // each call's error by index. Chunks not yet started when ctx ends are not
-// started; their error is ctx's.
+// started; their error is ctx's, with its cause.
 func Run(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) []error {
 	return RunUntil(ctx, n, limit, fn, nil)
 }
@@ -114,7 +116,7 @@ func RunUntil(ctx context.Context, n, limit int, fn func(ctx context.Context, i 
 		why := stopped
 		mu.Unlock()
 		if why == nil {
-			why = ctx.Err()
+			why = wait.Err(ctx)
 		}
 		if why != nil {
 			errs[i] = why

@@ -24,6 +24,7 @@ import (
 
 	"github.com/d19c4e34/itick/internal/codec"
 	"github.com/d19c4e34/itick/internal/redact"
+	"github.com/d19c4e34/itick/internal/wait"
 )
 
 // Config is what an Engine needs. Every duration and cap must be set.
@@ -123,6 +124,7 @@ type Engine[E any] struct {
 	hdr http.Header // without the token, which is added per dial
 	red *redact.Redactor
 
+	parent context.Context // New's: its end ends the Engine
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	buf    *buffer[E]
@@ -171,6 +173,7 @@ func New[E any](ctx context.Context, cfg Config[E]) (*Engine[E], error) {
 		done:  make(chan struct{}),
 		owner: make(map[string]owned[E]),
 	}
+	e.parent = ctx
 	e.ctx, e.cancel = context.WithCancelCause(ctx)
 
 	first := e.newShard()
@@ -211,15 +214,22 @@ func (e *Engine[E]) Close() {
 func (e *Engine[E]) Done() <-chan struct{} { return e.done }
 
 // Err says why the Engine ended: nil while it runs and after Close, the
-// context's error after cancellation, or the failure that stopped it.
+// context's error after its end (with the context's cause, if it has one),
+// or the failure that stopped it.
 func (e *Engine[E]) Err() error {
 	if e.ctx.Err() == nil {
 		return nil
 	}
-	if err := context.Cause(e.ctx); !errors.Is(err, e.cfg.ErrClosed) {
-		return err
+	err := context.Cause(e.ctx)
+	switch {
+	case errors.Is(err, e.cfg.ErrClosed):
+		return nil
+	case e.parent.Err() != nil && errors.Is(err, context.Cause(e.parent)):
+		// The context ended it, and its cause alone may match neither
+		// context.Canceled nor DeadlineExceeded.
+		return wait.Err(e.parent)
 	}
-	return nil
+	return err
 }
 
 // Dropped is the number of events the overflow policy has discarded.
