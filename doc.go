@@ -164,6 +164,12 @@
 // (WithRetries) with jittered exponential backoff (WithBackoff), honouring
 // a Retry-After of up to a minute; every attempt waits on the limiter
 // first. Cancelling the context stops every wait at once, and the error
-// then matches context.Canceled or context.DeadlineExceeded. The token
-// never appears in an error, a log line or a printed value.
+// then matches ctx.Err() (context.Canceled or context.DeadlineExceeded)
+// and the context's cause, if it has one (context.WithCancelCause,
+// WithTimeoutCause). A wait that would pass the deadline (a Retry-After,
+// a backoff, the limiter's next slot) is not started: the call ends at
+// once with an error matching context.DeadlineExceeded that keeps the
+// *APIError of the response that asked for the wait; a spent quota (a
+// 429, the limiter) matches ErrRateLimited too. The token never appears
+// in an error, a log line or a printed value.
 package itick

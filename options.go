@@ -30,6 +30,9 @@ type Limiter interface {
 // LimiterFunc lets an ordinary function be a Limiter, as
 // http.HandlerFunc does for handlers: a wrapper that counts or logs the
 // waits of another limiter, or one that asks a scheduler of your own.
+// For a spent quota to match ErrRateLimited, it returns at once an error
+// wrapping context.DeadlineExceeded when the wait would pass ctx's
+// deadline; a *rate.Limiter's own refusal, passed on, counts as one.
 type LimiterFunc func(ctx context.Context) error
 
 // Wait calls f(ctx).
@@ -194,7 +197,11 @@ func WithRateLimit(perSecond rate.Limit, burst int) Option {
 	}
 }
 
-// WithLimiter sets any limiter, such as one shared across processes.
+// WithLimiter sets any limiter, such as one shared across processes. A
+// wait it refuses at once because it would pass the deadline (an error
+// wrapping context.DeadlineExceeded, or a *rate.Limiter's own refusal)
+// ends the call with an error matching ErrRateLimited and
+// context.DeadlineExceeded; any other error of its own comes back wrapped.
 func WithLimiter(l Limiter) Option {
 	return func(s *settings) error {
 		if l == nil || isNil(l) {
