@@ -438,6 +438,26 @@ func TestStreamContextErrorsTellTheTruth(t *testing.T) {
 			return h
 		}
 	}
+	// openStreamOnly is Client.Stream, closing the Stream it opens.
+	openStreamOnly := func(ctx context.Context, c *itick.Client) error {
+		s, err := c.Stream(ctx, itick.AssetStock)
+		if err == nil {
+			s.Close()
+		}
+		return err
+	}
+	// onStream opens a Stream with a context of the test's and calls fn
+	// on it with the call's.
+	onStream := func(fn func(ctx context.Context, s *itick.Stream) error) func(context.Context, *itick.Client) error {
+		return func(ctx context.Context, c *itick.Client) error {
+			s, err := c.Stream(t.Context(), itick.AssetStock)
+			if err != nil {
+				return fmt.Errorf("opening the stream: %w", err)
+			}
+			defer s.Close()
+			return fn(ctx, s)
+		}
+	}
 	calls := []struct {
 		name string
 		host func() *host
@@ -446,13 +466,7 @@ func TestStreamContextErrorsTellTheTruth(t *testing.T) {
 		call      func(ctx context.Context, c *itick.Client) error
 	}{
 		{name: "Stream, handshake unanswered", handshake: true,
-			call: func(ctx context.Context, c *itick.Client) error {
-				s, err := c.Stream(ctx, itick.AssetStock)
-				if err == nil {
-					s.Close()
-				}
-				return err
-			}},
+			call: openStreamOnly},
 		{name: "Stream, authentication unanswered",
 			host: func() *host {
 				h := &host{reached: make(chan struct{}, 1)}
@@ -465,13 +479,7 @@ func TestStreamContextErrorsTellTheTruth(t *testing.T) {
 				})
 				return h
 			},
-			call: func(ctx context.Context, c *itick.Client) error {
-				s, err := c.Stream(ctx, itick.AssetStock)
-				if err == nil {
-					s.Close()
-				}
-				return err
-			}},
+			call: openStreamOnly},
 		// The Stream's own context ends it; Err says why.
 		{name: "Stream.Err", host: hangOn("auth"),
 			call: func(ctx context.Context, c *itick.Client) error {
@@ -483,26 +491,16 @@ func TestStreamContextErrorsTellTheTruth(t *testing.T) {
 				return s.Err()
 			}},
 		{name: "Subscribe", host: hangOn("subscribe"),
-			call: func(ctx context.Context, c *itick.Client) error {
-				s, err := c.Stream(t.Context(), itick.AssetStock)
-				if err != nil {
-					return fmt.Errorf("opening the stream: %w", err)
-				}
-				defer s.Close()
+			call: onStream(func(ctx context.Context, s *itick.Stream) error {
 				return s.Subscribe(ctx, []string{"700$HK"}, itick.ChannelQuote)
-			}},
+			})},
 		{name: "Unsubscribe", host: hangOn("unsubscribe"),
-			call: func(ctx context.Context, c *itick.Client) error {
-				s, err := c.Stream(t.Context(), itick.AssetStock)
-				if err != nil {
-					return fmt.Errorf("opening the stream: %w", err)
-				}
-				defer s.Close()
+			call: onStream(func(ctx context.Context, s *itick.Stream) error {
 				if err := s.Subscribe(t.Context(), []string{"700$HK"}, itick.ChannelQuote); err != nil {
 					return fmt.Errorf("subscribing: %w", err)
 				}
 				return s.Unsubscribe(ctx, []string{"700$HK"})
-			}},
+			})},
 	}
 	for _, call := range calls {
 		for _, end := range ctxEnds {
