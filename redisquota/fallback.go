@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/d19c4e34/itick/internal/quota"
-	"github.com/d19c4e34/itick/internal/wait"
+	"github.com/d19c4e34/itick/redisquota/internal/quota"
+	"github.com/d19c4e34/itick/redisquota/internal/wait"
 )
 
 // probeInterval is how often a Limiter on its fallback tries Redis again.

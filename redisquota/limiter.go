@@ -17,7 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/d19c4e34/itick"
-	"github.com/d19c4e34/itick/internal/wait"
+	"github.com/d19c4e34/itick/redisquota/internal/wait"
 )
 
 // ErrRedisTimeout is matched by the error of a Wait whose request Redis did
