@@ -3,8 +3,8 @@ module github.com/d19c4e34/itick/examples/sharedquota
 go 1.24.0
 
 require (
-	github.com/d19c4e34/itick v0.0.0
-	github.com/d19c4e34/itick/redisquota v0.0.0
+	github.com/d19c4e34/itick v0.2.0
+	github.com/d19c4e34/itick/redisquota v0.2.0
 	github.com/redis/go-redis/v9 v9.22.0
 )
 
@@ -16,9 +16,4 @@ require (
 	go.uber.org/atomic v1.11.0 // indirect
 	golang.org/x/sys v0.30.0 // indirect
 	golang.org/x/time v0.14.0 // indirect
-)
-
-replace (
-	github.com/d19c4e34/itick => ../..
-	github.com/d19c4e34/itick/redisquota => ../../redisquota
 )
