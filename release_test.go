@@ -52,9 +52,7 @@ func TestVersionIsTheReleaseTheModulesRequire(t *testing.T) {
 	if !regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`).MatchString(itick.Version) {
 		t.Fatalf("Version = %q; want MAJOR.MINOR.PATCH, the tag without its v", itick.Version)
 	}
-	if _, err := os.Stat("go.work"); err != nil {
-		t.Skip("no go.work: not a checkout of the repository")
-	}
+	skipOutsideCheckout(t)
 	want := "v" + itick.Version
 	work := readModFile(t, "work", "go.work")
 	ours := func(path string) bool {
@@ -95,9 +93,7 @@ func TestVersionIsTheReleaseTheModulesRequire(t *testing.T) {
 // which would tie its release to the SDK's unexported code of one commit.
 func TestModulesKeepNoReplaceNorInternalImport(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat("go.work"); err != nil {
-		t.Skip("no go.work: not a checkout of the repository")
-	}
+	skipOutsideCheckout(t)
 	internal := regexp.MustCompile(`"github.com/d19c4e34/itick/internal/`)
 	mods := 0
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
@@ -131,6 +127,18 @@ func TestModulesKeepNoReplaceNorInternalImport(t *testing.T) {
 	}
 	if mods < 5 {
 		t.Errorf("found %d go.mod files; the root, redisquota, cmd/itick and two examples have one each", mods)
+	}
+}
+
+// skipOutsideCheckout skips a test run from the SDK's module as released
+// (the module cache): its zip carries go.work but leaves out the modules
+// the workspace joins.
+func skipOutsideCheckout(t *testing.T) {
+	t.Helper()
+	for _, f := range []string{"go.work", "redisquota/go.mod"} {
+		if _, err := os.Stat(f); err != nil {
+			t.Skipf("not a checkout of the repository: %v", err)
+		}
 	}
 }
 
