@@ -16,7 +16,7 @@ import (
 const DefaultBaseURL = "https://api.itick.org"
 
 // Version is the SDK's version, sent in the User-Agent.
-const Version = "0.2.0"
+const Version = "0.1.0"
 
 // Client talks to the service. Create one with NewClient and share it.
 type Client struct {

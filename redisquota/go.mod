@@ -3,7 +3,7 @@ module github.com/d19c4e34/itick/redisquota
 go 1.24.0
 
 require (
-	github.com/d19c4e34/itick v0.2.0
+	github.com/d19c4e34/itick v0.1.0
 	github.com/redis/go-redis/v9 v9.22.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/time v0.14.0

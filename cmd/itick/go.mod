@@ -4,7 +4,7 @@ go 1.24.0
 
 require (
 	github.com/creack/pty v1.1.24
-	github.com/d19c4e34/itick v0.2.0
+	github.com/d19c4e34/itick v0.1.0
 	github.com/google/go-cmp v0.7.0
 	github.com/schollz/progressbar/v3 v3.19.0
 	github.com/spf13/cobra v1.10.2

@@ -3,7 +3,7 @@ module github.com/d19c4e34/itick/examples/otel
 go 1.24.0
 
 require (
-	github.com/d19c4e34/itick v0.2.0
+	github.com/d19c4e34/itick v0.1.0
 	go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp v0.66.0
 	go.opentelemetry.io/otel v1.41.0
 	go.opentelemetry.io/otel/exporters/stdout/stdouttrace v1.41.0

@@ -3,8 +3,8 @@ module github.com/d19c4e34/itick/examples/sharedquota
 go 1.24.0
 
 require (
-	github.com/d19c4e34/itick v0.2.0
-	github.com/d19c4e34/itick/redisquota v0.2.0
+	github.com/d19c4e34/itick v0.1.0
+	github.com/d19c4e34/itick/redisquota v0.1.0
 	github.com/redis/go-redis/v9 v9.22.0
 )
 
