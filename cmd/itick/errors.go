@@ -124,9 +124,15 @@ func (a *app) exit(cmd *cobra.Command, err error) int {
 		return exitOK
 	}
 	code, msg := a.classify(cmd, err)
-	msg = strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", " ")), " ")
-	fmt.Fprintln(a.stderr, "itick: "+msg)
+	a.say(msg)
 	return code
+}
+
+// say prints msg on stderr as one line, with what the service's text
+// could do to the terminal escaped.
+func (a *app) say(msg string) {
+	msg = strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", " ")), " ")
+	fmt.Fprintln(a.stderr, "itick: "+terminalSafe(msg))
 }
 
 func (a *app) classify(cmd *cobra.Command, err error) (int, string) {

@@ -19,7 +19,8 @@ func (a *app) getCommand() *cobra.Command {
 		Short: "Call any endpoint and print its data as JSON",
 		Long: `Call any GET endpoint of the service, with every rule of the typed calls
 (the quota, retries, the success rule), and print the envelope's data as JSON:
-as the service sent it, indented on a terminal. The query is given as
+as the service sent it, indented on a terminal, where control characters in
+its strings are written as \u escapes. The query is given as
 KEY=VALUE arguments, never in PATH.`,
 		Example: `  itick get /symbol/info type=stock region=HK code=700
   itick get /stock/quote region=US code=AAPL | jq .ld`,
@@ -46,7 +47,9 @@ KEY=VALUE arguments, never in PATH.`,
 				}
 				var out bytes.Buffer
 				if a.outTTY {
-					if err := json.Indent(&out, data, "", "  "); err != nil {
+					// For reading: what could drive the terminal is
+					// escaped, which leaves the JSON's values as they are.
+					if err := json.Indent(&out, jsonSafe(data), "", "  "); err != nil {
 						return err
 					}
 				} else {

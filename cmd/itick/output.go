@@ -183,7 +183,8 @@ func jsonObject(columns []column, r row) ([]byte, error) {
 
 // jsonValue encodes one value: numbers as encoding/json writes them (the
 // shortest form that reads back as the same float64), times as RFC 3339
-// strings, a zero time as null.
+// strings, a zero time as null, and text exactly, with what could drive a
+// terminal escaped (see jsonSafe).
 func jsonValue(v any) ([]byte, error) {
 	switch v := v.(type) {
 	case time.Time:
@@ -192,9 +193,10 @@ func jsonValue(v any) ([]byte, error) {
 		}
 		return json.Marshal(v.UTC().Format(time.RFC3339Nano))
 	case json.RawMessage:
-		return v, nil
+		return jsonSafe(v), nil
 	}
-	return json.Marshal(v)
+	b, err := json.Marshal(v)
+	return jsonSafe(b), err
 }
 
 // text is a value as CSV and the table show it: floats in the shortest
@@ -281,13 +283,7 @@ func title(name string) string {
 	return strings.ToUpper(strings.ReplaceAll(name, "_", " "))
 }
 
-// tableCell keeps a cell on its line: a tab or newline in the service's
-// text would break the columns.
-func tableCell(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\t' || r == '\n' || r == '\r' {
-			return ' '
-		}
-		return r
-	}, s)
-}
+// tableCell keeps a cell on its line, since a tab or newline in the
+// service's text would break the columns, and keeps the terminal from
+// acting on the service's text (see terminalSafe).
+func tableCell(s string) string { return terminalSafe(s) }

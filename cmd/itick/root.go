@@ -30,7 +30,10 @@ Formats (--format):
   stream writes one event per line: table, csv, or json (one object per line,
   its default when stdout is not a terminal); get always writes JSON.
 CSV and JSON carry every number exactly as the service sent it, never
-rounded; times are RFC 3339 in UTC.
+rounded; times are RFC 3339 in UTC. They carry its text exactly too (JSON
+writes control characters as \u escapes); the table, the stream's lines and
+error messages show control characters escaped (\x1b), so that no text of
+the service can act on the terminal.
 
 Exit codes:
   0    success (also stream and sim ended with Ctrl-C)

@@ -38,7 +38,8 @@ code$REGION (quote them in the shell: '700$HK'), or code$EXCHANGE$REGION.
 Channels are quote, tick, depth and kline@INTERVAL (kline@1m, ...). Besides
 the market's events it shows "disconnect" when a connection is lost and
 "gap" once it is back, naming the time range whose events were missed, and
-"error" for a push it could not read.
+"error" for a push it could not read. The table shows control characters
+in the service's text escaped (\x1b); CSV and JSON carry it exactly.
 
 Formats: table (one line per event), csv (every kind of event in one set of
 columns: best bid and ask for depth, the rest in detail) or json (one object
@@ -279,6 +280,9 @@ func eventLine(fields []field) string {
 	}
 	if head[0] == "" {
 		head[0] = "-"
+	}
+	for i := range head {
+		head[i] = terminalName(head[i])
 	}
 	return fmt.Sprintf("%-24s %-10s %-14s %s", head[0], head[1], head[2], strings.Join(rest, " "))
 }
