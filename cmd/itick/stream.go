@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,10 +17,6 @@ import (
 // the ones it has, and what fits none goes to detail.
 var streamColumns = cols("event", "symbol", "time", "last", "open", "high", "low", "close", "volume", "turnover",
 	"bid", "bid_volume", "ask", "ask_volume", "interval", "detail")
-
-// connPoll is how often the stream's connections are counted, to show a
-// lost one before its gap is known.
-const connPoll = 200 * time.Millisecond
 
 func (a *app) streamCommand() *cobra.Command {
 	var (
@@ -112,39 +107,22 @@ func (a *app) stream(ctx context.Context, c *itick.Client, class itick.AssetType
 		return err
 	}
 	out := newEventWriter(a.writer(), a.outFormat(formatJSON))
-	poll := time.NewTicker(connPoll)
-	defer poll.Stop()
-	conns, seen := s.Stats().Conns, 0
-	for {
-		select {
-		case ev, ok := <-s.Events():
-			if !ok {
-				a.noteDropped(s.Dropped())
-				return s.Err()
-			}
-			if err := out.write(eventFields(ev)); err != nil {
-				return err
-			}
-			switch ev.(type) {
-			case itick.QuoteEvent, itick.TickEvent, itick.DepthEvent, itick.KlineEvent:
-				seen++
-			}
-			if count > 0 && seen >= count {
-				a.noteDropped(s.Dropped())
-				return nil
-			}
-		case <-poll.C:
-			now := s.Stats().Conns
-			if now < conns {
-				err := out.write([]field{{"event", "disconnect"}, {"time", time.Now()},
-					{"detail", fmt.Sprintf("%d of %d connections lost; reconnecting", conns-now, conns)}})
-				if err != nil {
-					return err
-				}
-			}
-			conns = now
+	seen := 0
+	for ev := range s.Events() {
+		if err := out.write(eventFields(ev)); err != nil {
+			return err
+		}
+		switch ev.(type) {
+		case itick.QuoteEvent, itick.TickEvent, itick.DepthEvent, itick.KlineEvent:
+			seen++
+		}
+		if count > 0 && seen >= count {
+			a.noteDropped(s.Dropped())
+			return nil
 		}
 	}
+	a.noteDropped(s.Dropped())
+	return s.Err()
 }
 
 // noteDropped says on stderr that events were lost to a slow reader.
@@ -185,14 +163,29 @@ func eventFields(ev itick.Event) []field {
 		return []field{{"event", "kline"}, {"symbol", ev.Symbol()}, {"time", k.Time}, {"open", k.Open},
 			{"high", k.High}, {"low", k.Low}, {"close", k.Close}, {"volume", k.Volume}, {"turnover", k.Turnover},
 			{"interval", ev.Interval.String()}}
+	case itick.DisconnectEvent:
+		return []field{{"event", "disconnect"}, {"time", ev.At}, {"detail", fmt.Sprintf(
+			"connection %d lost (%s); reconnecting: events of %s are missing until a gap line says it is back",
+			ev.Conn, reason(ev.Reason), strings.Join(ev.Symbols, " "))}}
 	case itick.GapEvent:
 		return []field{{"event", "gap"}, {"time", ev.To}, {"detail", fmt.Sprintf(
-			"connection %d was down from %s to %s (%v): events of %s in that time are missing",
-			ev.Conn, text(ev.From), text(ev.To), ev.Reason, strings.Join(ev.Symbols, " "))}}
+			"connection %d was down from %s to %s (%s): events of %s in that time are missing",
+			ev.Conn, text(ev.From), text(ev.To), reason(ev.Reason), strings.Join(ev.Symbols, " "))}}
 	case itick.ErrorEvent:
-		return []field{{"event", "error"}, {"detail", fmt.Sprintf("connection %d: %v", ev.Conn, ev.Err)}}
+		if ev.Conn < 0 { // not of a connection
+			return []field{{"event", "error"}, {"detail", reason(ev.Err)}}
+		}
+		return []field{{"event", "error"}, {"detail", fmt.Sprintf("connection %d: %s", ev.Conn, reason(ev.Err))}}
 	}
 	return []field{{"event", "unknown"}, {"detail", fmt.Sprintf("%T", ev)}}
+}
+
+// reason is an event's error as text, without the SDK's package prefix.
+func reason(err error) string {
+	if err == nil {
+		return "no reason given"
+	}
+	return detail(err)
 }
 
 // level is one book level under readable JSON keys.

@@ -2,13 +2,26 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/markettest"
 )
 
@@ -83,8 +96,13 @@ func TestStreamShowsDisconnect(t *testing.T) {
 	cmd, lines, errOut := startStream(t, srv)
 	srv.Close()
 	line := lines.waitFor(t, time.Minute, "a disconnect", eventIs("disconnect"))
-	if !strings.Contains(line, "1 of 1 connections lost; reconnecting") {
-		t.Errorf("disconnect line %q does not say how many connections were lost", line)
+	var ev struct{ Time, Detail string }
+	if err := json.Unmarshal([]byte(line), &ev); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := time.Parse(time.RFC3339Nano, ev.Time); err != nil ||
+		!regexp.MustCompile(`^connection 0 lost \(.+\); reconnecting: events of AAPL\$US are missing`).MatchString(ev.Detail) {
+		t.Errorf("disconnect line %q does not say when, which connection and which products", line)
 	}
 	stopStream(t, cmd, lines, errOut)
 }
@@ -107,4 +125,150 @@ func TestStreamCount(t *testing.T) {
 			t.Errorf("line %q is not a tick", line)
 		}
 	}
+}
+
+// sdkEventTypes lists the SDK's stream event types: the exported types
+// with the methods of its Event interface, read from its source.
+func sdkEventTypes(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", "github.com/d19c4e34/itick").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dir := strings.TrimSpace(string(out))
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, e := range entries {
+		if name := e.Name(); strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
+			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
+	}
+	var marks []string // the methods of Event
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if ts, ok := n.(*ast.TypeSpec); ok && ts.Name.Name == "Event" {
+				if it, ok := ts.Type.(*ast.InterfaceType); ok {
+					for _, m := range it.Methods.List {
+						for _, name := range m.Names {
+							marks = append(marks, name.Name)
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	if len(marks) == 0 {
+		t.Fatalf("no Event interface with methods in %s", dir)
+	}
+	has := map[string]map[string]bool{} // type -> its methods among marks
+	for _, f := range files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv == nil || !slices.Contains(marks, fd.Name.Name) {
+				continue
+			}
+			typ := fd.Recv.List[0].Type
+			if star, ok := typ.(*ast.StarExpr); ok {
+				typ = star.X
+			}
+			if id, ok := typ.(*ast.Ident); ok {
+				if has[id.Name] == nil {
+					has[id.Name] = map[string]bool{}
+				}
+				has[id.Name][fd.Name.Name] = true
+			}
+		}
+	}
+	var types []string
+	for name, methods := range has {
+		if len(methods) == len(marks) && ast.IsExported(name) {
+			types = append(types, name)
+		}
+	}
+	sort.Strings(types)
+	return types
+}
+
+// sampleEvents holds one event of every type the SDK's Stream delivers,
+// with the service's text hostile wherever it can reach. A new event type
+// fails TestEveryEventPrinted until it is added here and has a printed
+// form.
+var sampleEvents = []itick.Event{
+	itick.QuoteEvent{Code: "AAPL\n" + hostileText, Region: itick.RegionUS,
+		Quote: itick.Quote{Symbol: "AAPL", Last: 150.5, Open: 150, High: 151, Low: 149, Time: fixedNow, Volume: 100, Turnover: 15050}},
+	itick.TickEvent{Code: "AAPL", Region: "US\x1b[2J", Tick: itick.Tick{Symbol: "AAPL", Last: 150.5, Volume: 10, Time: fixedNow}},
+	itick.DepthEvent{Code: "700", Exchange: "X\u202e", Region: itick.RegionHK, Depth: itick.DepthBook{Symbol: "700",
+		Asks: []itick.DepthLevel{{Level: 1, Price: 616.5, Volume: 1200, Orders: 3}},
+		Bids: []itick.DepthLevel{{Level: 1, Price: 616, Volume: 800, Orders: 2}}}},
+	itick.KlineEvent{Code: "BTCUSDT", Region: itick.RegionBA, Interval: itick.OneMinute,
+		Kline: itick.Kline{Time: fixedNow, Open: 1, High: 2, Low: 0.5, Close: 1.5, Volume: 3, Turnover: 4.5}},
+	itick.DisconnectEvent{Conn: 1, At: fixedNow, Reason: errors.New(hostileText), Symbols: []string{"AAPL$US", "MSFT$US"}},
+	itick.GapEvent{Conn: 1, From: fixedNow, To: fixedNow.Add(time.Minute), Reason: errors.New(hostileText), Symbols: []string{"AAPL$US"}},
+	itick.ErrorEvent{Conn: 0, Err: errors.New("push: " + hostileText)},
+}
+
+// TestEveryEventPrinted checks that every type of stream event the SDK
+// has comes out in every format as one line of its own kind, with the
+// service's text escaped in the table and exact in CSV and JSON.
+func TestEveryEventPrinted(t *testing.T) {
+	t.Parallel()
+	var have []string
+	for _, ev := range sampleEvents {
+		have = append(have, reflect.TypeOf(ev).Name())
+	}
+	sort.Strings(have)
+	if diff := cmp.Diff(sdkEventTypes(t), have); diff != "" {
+		t.Errorf("sampleEvents does not hold one event of each SDK event type (-SDK +sampleEvents):\n%s", diff)
+	}
+	for _, ev := range sampleEvents {
+		name := reflect.TypeOf(ev).Name()
+		kind := text(eventFields(ev)[0].val)
+		if want := strings.ToLower(strings.TrimSuffix(name, "Event")); kind != want {
+			t.Errorf("%s prints as event %q, want %q", name, kind, want)
+		}
+		for _, f := range []format{formatTable, formatCSV, formatJSON} {
+			var b strings.Builder
+			w := newEventWriter(&b, f)
+			if err := w.write(eventFields(ev)); err != nil {
+				t.Fatalf("%s as %s: %v", name, f, err)
+			}
+			out := b.String()
+			switch f {
+			case formatTable:
+				if !strings.HasSuffix(out, "\n") || strings.Count(out, "\n") != 1 || !strings.Contains(out, " "+kind+" ") {
+					t.Errorf("%s as a table is not one line of %s: %q", name, kind, out)
+				}
+				if cs := controls(strings.TrimSuffix(out, "\n")); len(cs) > 0 {
+					t.Errorf("%s as a table holds %q raw: %q", name, cs, out)
+				}
+			case formatCSV:
+				recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+				if err != nil || len(recs) != 2 || recs[1][0] != kind || !slices.Equal(recs[0], columnNames(streamColumns)) {
+					t.Errorf("%s as CSV: %v, %q", name, err, out)
+				}
+			case formatJSON:
+				var obj map[string]any
+				if err := json.Unmarshal([]byte(out), &obj); err != nil || obj["event"] != kind || strings.Count(out, "\n") != 1 {
+					t.Errorf("%s as JSON: %v, %q", name, err, out)
+				}
+			}
+		}
+	}
+}
+
+func columnNames(cs []column) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.name)
+	}
+	return out
 }
