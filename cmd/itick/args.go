@@ -124,16 +124,25 @@ func parseInterval(s string) (itick.Interval, error) {
 	return 0, invalidf("interval %q is not %s", s, intervalList)
 }
 
-// parseTime reads a date (2024-01-31, midnight UTC) or an RFC 3339 time.
+// earliest is the first instant a date flag may name. The service's
+// times are Unix milliseconds and it has no data before them; a date
+// before it is a mistake (0001-01-01 would otherwise read as no date).
+var earliest = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// parseTime reads a date (2024-01-31, midnight UTC) or an RFC 3339 time,
+// from earliest on.
 func parseTime(flag, s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t, nil
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		if t, err = time.Parse(time.RFC3339Nano, s); err != nil {
+			return time.Time{}, invalidf("--%s %q is not a date (2024-01-31) or an RFC 3339 time (2024-01-31T09:30:00Z)", flag, s)
+		}
 	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
+	if t.Before(earliest) {
+		return time.Time{}, invalidf("--%s %s is before %s: the service has no data that old", flag, s, earliest.Format(time.DateOnly))
 	}
-	return time.Time{}, invalidf("--%s %q is not a date (2024-01-31) or an RFC 3339 time (2024-01-31T09:30:00Z)", flag, s)
+	return t.UTC(), nil
 }
 
 // lookup finds code's entry in a result map, whose keys are as the service

@@ -42,8 +42,8 @@ if given. With --from it prints every candle from --from up to --to (now by
 default), however many requests that takes, pacing them to the plan's quota;
 on a terminal a progress bar on stderr shows the requests made and left, the
 candles and the time spent waiting for the quota. Dates are 2024-01-31
-(midnight UTC) or RFC 3339 times. A code without any candle is named on
-stderr, with exit code 6, after the others are written.
+(midnight UTC) or RFC 3339 times, from 1970-01-01 on. A code without any
+candle is named on stderr, with exit code 6, after the others are written.
 
 Ctrl-C (or the end of --timeout) stops the fetch at once and writes the
 candles that arrived, the newest part of each code's range, as whole rows,
@@ -62,12 +62,12 @@ too, at a row boundary, and a third exits at once.`,
 			if req.interval, err = parseInterval(intervalText); err != nil {
 				return err
 			}
-			if fromText != "" {
+			if cmd.Flags().Changed("from") {
 				if req.from, err = parseTime("from", fromText); err != nil {
 					return err
 				}
 			}
-			if toText != "" {
+			if cmd.Flags().Changed("to") {
 				if req.to, err = parseTime("to", toText); err != nil {
 					return err
 				}

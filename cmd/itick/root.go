@@ -99,6 +99,9 @@ func (a *app) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		PersistentPreRunE: func(*cobra.Command, []string) error {
 			a.ran = true
+			if a.timeout < 0 {
+				return invalidf("--timeout %s is negative: give how long to wait, or 0 to wait as long as it takes", a.timeout)
+			}
 			return nil
 		},
 	}
