@@ -99,12 +99,16 @@ func partial(err error, be *itick.BatchError) error {
 	if be == nil {
 		return err
 	}
-	codes := be.FailedCodes()
-	named := strings.Join(codes[:min(len(codes), maxNamed)], " ")
+	return keptError{err, "no result for " + named(be.FailedCodes())}
+}
+
+// named lists codes for a message, counting those past maxNamed.
+func named(codes []string) string {
+	s := strings.Join(codes[:min(len(codes), maxNamed)], " ")
 	if len(codes) > maxNamed {
-		named += fmt.Sprintf(" and %d more", len(codes)-maxNamed)
+		s += fmt.Sprintf(" and %d more", len(codes)-maxNamed)
 	}
-	return keptError{err, "no result for " + named}
+	return s
 }
 
 // withTimeout turns an error caused by the end of a --timeout context into

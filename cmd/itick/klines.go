@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -44,6 +45,8 @@ on a terminal a progress bar on stderr shows the requests made and left, the
 candles and the time spent waiting for the quota. Dates are 2024-01-31
 (midnight UTC) or RFC 3339 times, from 1970-01-01 on. A code without any
 candle is named on stderr, with exit code 6, after the others are written.
+A failed request ends the fetch: the candles that arrived before it, the
+newest part of each code's range, are written, and the error says so.
 
 Ctrl-C (or the end of --timeout) stops the fetch at once and writes the
 candles that arrived, the newest part of each code's range, as whole rows,
@@ -143,11 +146,51 @@ func (a *app) klinesRange(cmd *cobra.Command, req klinesRequest) error {
 		}
 		var be *itick.BatchError
 		if err != nil && !errors.As(err, &be) {
-			return err
+			// One chunk, failed: its pages that arrived are kept.
+			if countKlines(candles) == 0 {
+				return err
+			}
+			n, werr := a.writeKlinesCut(req.codes, candles)
+			return errors.Join(werr, keptError{err,
+				fmt.Sprintf("wrote the %d candles that arrived, the newest part of each code's range", n)})
 		}
 		missing, werr := a.writeKlines(req.codes, candles, failedSet(be))
-		return errors.Join(werr, partial(err, be), missingErr(missing))
+		return errors.Join(werr, rangePartial(err, be, candles), missingErr(missing))
 	})
+}
+
+// countKlines is how many candles a result holds.
+func countKlines(candles map[string][]itick.Kline) int {
+	n := 0
+	for _, ks := range candles {
+		n += len(ks)
+	}
+	return n
+}
+
+// rangePartial is partial for a range: of the codes that failed, those
+// whose newest candles arrived before the failure are written, and named
+// as incomplete rather than as without a result.
+func rangePartial(err error, be *itick.BatchError, candles map[string][]itick.Kline) error {
+	if be == nil {
+		return err
+	}
+	var none, some []string
+	for _, code := range be.FailedCodes() {
+		if ks, _ := lookup(candles, code); len(ks) > 0 {
+			some = append(some, code)
+		} else {
+			none = append(none, code)
+		}
+	}
+	var notes []string
+	if len(none) > 0 {
+		notes = append(notes, "no result for "+named(none))
+	}
+	if len(some) > 0 {
+		notes = append(notes, "incomplete, only the newest part of the range written: "+named(some))
+	}
+	return keptError{err, strings.Join(notes, "; ")}
 }
 
 // writeKlines writes every code's candles in the order of codes and names

@@ -3,13 +3,17 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -277,5 +281,86 @@ func TestWriteKlinesCut(t *testing.T) {
 		if err != nil || n != c.n || out.String() != c.want {
 			t.Errorf("after %d signals: %d rows, %v, output %q; want %d rows, %q", c.signals, n, err, out.String(), c.n, c.want)
 		}
+	}
+}
+
+// refusePages puts a server in front of srv that lets the first `after`
+// requests that match through and answers HTTP 400 to the later ones,
+// and returns the environment that points a command at it.
+func refusePages(t *testing.T, srv *markettest.Server, after int32, match func(r *http.Request) bool) []string {
+	t.Helper()
+	var matched atomic.Int32
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if match(r) && matched.Add(1) > after {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"code":400,"msg":"page refused","data":null}`) //nolint:errcheck
+			return
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	return []string{"ITICK_TOKEN=" + srv.Token, "ITICK_BASE_URL=" + front.URL}
+}
+
+// TestKlinesRangeKeepsPagesBeforeAFailure fails the third page of a range
+// of one code (one chunk, so the SDK returns the error as it is): the two
+// pages that arrived, the newest candles, are written, and the error says
+// so, with the exit code of its kind.
+func TestKlinesRangeKeepsPagesBeforeAFailure(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	env := refusePages(t, srv, 2, func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/klines") })
+	r := runCLI(t, env, rangeArgs...)
+	if r.code != exitFailure {
+		t.Errorf("exit code %d, want %d", r.code, exitFailure)
+	}
+	m := regexp.MustCompile(`^itick: .*page refused.*; wrote the (\d+) candles that arrived, the newest part of each code's range\n$`).
+		FindStringSubmatch(r.stderr)
+	if m == nil {
+		t.Fatalf("stderr %q does not give the error and what was written", r.stderr)
+	}
+	all := strings.SplitAfter(seriesCSV(t, srv), "\n")
+	all = all[:len(all)-1] // after the last line's end
+	want := all[0] + strings.Join(all[len(all)-2*itick.DefaultPageSize:], "")
+	if diff := cmp.Diff(want, r.stdout); diff != "" {
+		t.Errorf("stdout is not the header and the two newest pages (-want +got):\n%s", diff)
+	}
+	if n, _ := strconv.Atoi(m[1]); n != 2*itick.DefaultPageSize {
+		t.Errorf("the message says %d candles, want %d", n, 2*itick.DefaultPageSize)
+	}
+}
+
+// TestKlinesRangeNamesIncompleteCodes fails the second page of one chunk
+// of a range of 11 codes (two chunks on the Base plan): the other chunk's
+// codes are written whole, the failed one's newest page too, and the
+// message names it as incomplete.
+func TestKlinesRangeNamesIncompleteCodes(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	env := refusePages(t, srv, 1, func(r *http.Request) bool { return strings.Contains(r.URL.Query().Get("codes"), "C10") })
+	codes := make([]string, 11)
+	for i := range codes {
+		codes[i] = fmt.Sprintf("C%02d", i)
+	}
+	r := runCLI(t, env,
+		append(append([]string{"klines", "stock", "US"}, codes...), "--interval", "1d", "--from", "2020-01-01", "--to", "2025-05-01")...)
+	if r.code != exitFailure {
+		t.Errorf("exit code %d, want %d", r.code, exitFailure)
+	}
+	if !regexp.MustCompile(`^itick: .*page refused.*; incomplete, only the newest part of the range written: C10\n$`).MatchString(r.stderr) {
+		t.Errorf("stderr %q does not name C10 as incomplete", r.stderr)
+	}
+	rows := map[string]int{}
+	recs, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	if err != nil || len(recs) < 2 {
+		t.Fatalf("stdout is not CSV with rows: %v", err)
+	}
+	for _, rec := range recs[1:] {
+		rows[rec[0]]++
+	}
+	if rows["C00"] < 1000 || rows["C09"] != rows["C00"] || rows["C10"] != itick.DefaultPageSize {
+		t.Errorf("rows per code %v: want over five years of daily candles for C00 to C09 and one page (%d) for C10",
+			rows, itick.DefaultPageSize)
 	}
 }
