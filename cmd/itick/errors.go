@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -51,6 +52,14 @@ func (e interruptedError) Error() string {
 	}
 	return "interrupted: " + e.detail
 }
+
+// outputError is a failure to write stdout: a full disk, a closed pipe.
+// It is the output's fault, never the network's.
+type outputError struct{ err error }
+
+func (e outputError) Error() string { return e.err.Error() }
+
+func (e outputError) Unwrap() error { return e.err }
 
 // missingError names requested codes the service sent nothing for.
 type missingError struct{ codes []string }
@@ -148,6 +157,7 @@ func (a *app) classify(cmd *cobra.Command, err error) (int, string) {
 	var ie interruptedError
 	var te timeoutError
 	var netErr net.Error
+	var oe outputError
 	text := detail(err)
 	quotaHit, quotaWait := a.quota.wait()
 	switch {
@@ -157,6 +167,8 @@ func (a *app) classify(cmd *cobra.Command, err error) (int, string) {
 		return exitInterrupted, ie.Error()
 	case a.sig.interrupted(): // whatever failed, the interrupt made it fail
 		return exitInterrupted, "interrupted"
+	case errors.As(err, &oe):
+		return exitFailure, outputMessage(oe, text)
 	case errors.Is(err, itick.ErrUnauthorized):
 		return exitUnauthorized, fmt.Sprintf("the service refused the token (%s): set ITICK_TOKEN to a valid token, "+
 			"and ITICK_BASE_URL if your account has its own host", text)
@@ -194,6 +206,18 @@ func (a *app) classify(cmd *cobra.Command, err error) (int, string) {
 	default:
 		return exitFailure, text
 	}
+}
+
+// outputMessage says what went wrong with the output, and what to do;
+// text is the whole error's.
+func outputMessage(oe outputError, text string) string {
+	switch {
+	case errors.Is(oe, syscall.EPIPE):
+		return fmt.Sprintf("the output was closed before all of it was written (%s)", text)
+	case errors.Is(oe, syscall.ENOSPC):
+		return fmt.Sprintf("cannot write the output (%s): the disk is full; free some space or write elsewhere", text)
+	}
+	return fmt.Sprintf("cannot write the output (%s)", text)
 }
 
 // sdkMaxRetryAfter is the longest Retry-After the SDK waits out, as its

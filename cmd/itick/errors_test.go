@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -269,5 +270,63 @@ func TestQuotaWaitWithinTimeout(t *testing.T) {
 	r = runCLI(t, serverEnv(srv), append(args, "--timeout", (wait+20*time.Second).String())...)
 	if r.code != exitOK || r.stderr != "" || !strings.Contains(r.stdout, "\nBTCUSDT,") {
 		t.Errorf("with --timeout past the wait: exit code %d, stdout %q, stderr %q; want the quote", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestOutputFailures writes to a full disk and to a closed pipe: each
+// command says the output could not be written, never that the network
+// failed, and exits with 1, whatever it was writing: rows, a stream, help.
+func TestOutputFailures(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	full, fullErr := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if fullErr == nil {
+		full.Close()
+	}
+	for _, args := range [][]string{
+		{"quote", "stock", "US", "AAPL"},
+		{"klines", "forex", "GB", "EURUSD", "--interval", "1d", "--from", "2025-05-01", "--to", "2025-05-15"},
+		{"stream", "stock", "AAPL$US", "--count", "2"},
+		{"get", "/stock/quote", "region=US", "code=AAPL"},
+		{"version"},
+		{"--help"},
+	} {
+		t.Run(strings.Join(args[:1], " ")+"/full", func(t *testing.T) {
+			t.Parallel()
+			if fullErr != nil {
+				t.Skipf("no /dev/full: %v", fullErr)
+			}
+			out, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer out.Close()
+			checkOutputFailure(t, srv, out, args, `^itick: cannot write the output \(write .*: no space left on device\): the disk is full`)
+		})
+		t.Run(strings.Join(args[:1], " ")+"/closed", func(t *testing.T) {
+			t.Parallel()
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Close()
+			defer w.Close()
+			checkOutputFailure(t, srv, w, args, `^itick: the output was closed before all of it was written \(write .*: broken pipe\)$`)
+		})
+	}
+}
+
+func checkOutputFailure(t *testing.T, srv *markettest.Server, out *os.File, args []string, want string) {
+	t.Helper()
+	cmd := itickCmd(t, serverEnv(srv), args...)
+	var errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = out, &errOut
+	code := exitCode(t, cmd.Run())
+	if code != exitFailure {
+		t.Errorf("exit code %d, want %d; stderr %q", code, exitFailure, errOut.String())
+	}
+	line, ok := strings.CutSuffix(errOut.String(), "\n")
+	if !ok || strings.Contains(line, "\n") || !regexp.MustCompile(want).MatchString(line) || strings.Contains(line, "network") {
+		t.Errorf("stderr %q is not one line matching %s", errOut.String(), want)
 	}
 }

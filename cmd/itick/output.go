@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 )
@@ -33,6 +35,41 @@ func (f *format) Set(s string) error {
 		return nil
 	}
 	return fmt.Errorf("format %q is not table, csv or json", s)
+}
+
+// stdoutWriter is stdout. It marks its write errors as the output's
+// (outputError), never the network's, and remembers the first, so that a
+// failure no command reports, such as help text to a full disk, still ends
+// the process with a failure.
+type stdoutWriter struct {
+	f *os.File
+
+	mu  sync.Mutex
+	err *outputError
+}
+
+func (w *stdoutWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err == nil {
+		return n, nil
+	}
+	oe := outputError{err}
+	w.mu.Lock()
+	if w.err == nil {
+		w.err = &oe
+	}
+	w.mu.Unlock()
+	return n, oe
+}
+
+// failed returns the first write error, if any.
+func (w *stdoutWriter) failed() (outputError, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		return outputError{}, false
+	}
+	return *w.err, true
 }
 
 // column is one field of a row: its CSV header and JSON key, and whether

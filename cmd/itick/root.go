@@ -37,7 +37,8 @@ the service can act on the terminal.
 
 Exit codes:
   0    success (also stream and sim ended with Ctrl-C)
-  1    network or other failure, or --timeout passed
+  1    network or other failure, --timeout passed, or the output could
+       not be written (a full disk, a closed pipe)
   2    usage: unknown command or flag, wrong number of arguments
   3    invalid argument: a class, region, code, interval, date, plan or path
        the command cannot use
@@ -51,8 +52,8 @@ Exit codes:
 type app struct {
 	stdout, stderr *lineRedactor
 	outTTY, errTTY bool
-	stdoutFile     *os.File // for what must go out as it is: sim's lines
-	errFile        *os.File // the progress bar draws here directly
+	rawOut         *stdoutWriter // for what must go out as it is: sim's lines
+	errFile        *os.File      // the progress bar draws here directly
 	sig            *interrupts
 	quota          *quotaWatch // under the client, once open made one
 
@@ -69,14 +70,16 @@ type app struct {
 // run executes the command line args and returns the process's exit code.
 func run(args []string, stdout, stderr *os.File) int {
 	token := strings.TrimSpace(os.Getenv("ITICK_TOKEN"))
+	out := &stdoutWriter{f: stdout}
 	a := &app{
-		stdout:     newLineRedactor(stdout, token),
-		stderr:     newLineRedactor(stderr, token),
-		outTTY:     term.IsTerminal(int(stdout.Fd())),
-		errTTY:     term.IsTerminal(int(stderr.Fd())),
-		stdoutFile: stdout,
-		errFile:    stderr,
+		stdout:  newLineRedactor(out, token),
+		stderr:  newLineRedactor(stderr, token),
+		outTTY:  term.IsTerminal(int(stdout.Fd())),
+		errTTY:  term.IsTerminal(int(stderr.Fd())),
+		rawOut:  out,
+		errFile: stderr,
 	}
+	ignoreClosedPipe()
 	a.sig = watchInterrupts(context.Background())
 	defer a.sig.stop()
 
@@ -85,6 +88,12 @@ func run(args []string, stdout, stderr *os.File) int {
 	cmd, err := root.ExecuteContextC(a.sig.ctx)
 	code := a.exit(cmd, err)
 	a.stdout.Flush()
+	if oe, failed := out.failed(); failed && code == exitOK {
+		// Output that failed where nothing reported it: help text, the
+		// end of a line.
+		a.say(outputMessage(oe, oe.Error()))
+		code = exitFailure
+	}
 	a.stderr.Flush()
 	return code
 }

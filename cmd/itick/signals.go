@@ -47,6 +47,11 @@ func watchInterrupts(parent context.Context) *interrupts {
 	return i
 }
 
+// ignoreClosedPipe makes a write to a closed pipe fail with EPIPE, which
+// the command reports as a closed output, rather than kill the process
+// without a word, as Go does by default for stdout.
+func ignoreClosedPipe() { signal.Ignore(syscall.SIGPIPE) }
+
 // interrupted reports whether a signal has arrived.
 func (i *interrupts) interrupted() bool { return i.count.Load() > 0 }
 

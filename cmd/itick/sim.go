@@ -103,7 +103,11 @@ the day and hour: pick one when the markets they are about trade.`,
 			base := "http://" + reachable(ln.Addr())
 			// The token printed is the simulator's own, for the client to
 			// send: it goes out as it is.
-			fmt.Fprintf(a.stdoutFile, "ITICK_BASE_URL=%s\nITICK_TOKEN=%s\n", shellQuote(base), shellQuote(token))
+			// A script waits for these lines: without them there is
+			// nothing to serve.
+			if _, err := fmt.Fprintf(a.rawOut, "ITICK_BASE_URL=%s\nITICK_TOKEN=%s\n", shellQuote(base), shellQuote(token)); err != nil {
+				return fmt.Errorf("the simulator's address lines: %w", err)
+			}
 			fmt.Fprintf(a.stderr, "itick: simulator serving REST at %s and the stream at ws%s/{class}, plan %s, on %s; Ctrl-C stops it\n",
 				base, base[len("http"):], plan, clock)
 			select {

@@ -253,3 +253,59 @@ func TestShellQuote(t *testing.T) {
 		t.Errorf("shellQuote quotes a plain token: %s", got)
 	}
 }
+
+// TestSimCannotWriteItsLines gives sim a full disk and a closed pipe for
+// stdout: a script waiting for its lines would wait forever, so it stops
+// at once with exit code 1 and says why.
+func TestSimCannotWriteItsLines(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		open func(t *testing.T) *os.File
+		want string
+	}{
+		{"full", func(t *testing.T) *os.File {
+			f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+			if err != nil {
+				t.Skipf("no /dev/full: %v", err)
+			}
+			return f
+		}, `^itick: cannot write the output \(the simulator's address lines: write .*: no space left on device\)`},
+		{"closed", func(t *testing.T) *os.File {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Close()
+			return w
+		}, `^itick: the output was closed before all of it was written \(the simulator's address lines: .*broken pipe\)$`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := c.open(t)
+			defer out.Close()
+			cmd := itickCmd(t, nil, "sim")
+			var errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = out, &errOut
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(time.Minute):
+				cmd.Process.Kill() //nolint:errcheck // it is failing the test anyway
+				<-done
+				t.Fatalf("sim still serves a minute after its lines could not be written; stderr %q", errOut.String())
+			}
+			if code := exitCode(t, err); code != exitFailure {
+				t.Errorf("exit code %d, want %d", code, exitFailure)
+			}
+			if !regexp.MustCompile(c.want).MatchString(strings.TrimSuffix(errOut.String(), "\n")) {
+				t.Errorf("stderr %q does not match %s", errOut.String(), c.want)
+			}
+		})
+	}
+}
