@@ -134,27 +134,12 @@ func TestKlinesNoProgressOnPipe(t *testing.T) {
 // TestDefaultFormatOnTerminal checks that rows come out as a table when
 // stdout is a terminal.
 func TestDefaultFormatOnTerminal(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("pseudo-terminals are Unix's")
-	}
 	t.Parallel()
 	srv := newServer(t)
 	cmd := itickCmd(t, serverEnv(srv), "quote", "stock", "US", "AAPL", "MSFT")
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut
-	ptmx, err := pty.Start(cmd)
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer ptmx.Close()
-	var screen bytes.Buffer
-	copied := make(chan struct{})
-	go func() {
-		io.Copy(&screen, ptmx) //nolint:errcheck // ends with EIO once the command has exited
-		close(copied)
-	}()
-	code := exitCode(t, cmd.Wait())
-	<-copied
+	screen, code := runOnTerminal(t, cmd)
 	if code != 0 {
 		t.Fatalf("exit code %d, stderr %q", code, errOut.String())
 	}
@@ -162,8 +147,7 @@ func TestDefaultFormatOnTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The terminal turns each \n into \r\n.
-	if diff := cmp.Diff(string(want), strings.ReplaceAll(screen.String(), "\r\n", "\n")); diff != "" {
+	if diff := cmp.Diff(string(want), screen); diff != "" {
 		t.Errorf("terminal output differs from testdata/quote.table (-want +got):\n%s", diff)
 	}
 }

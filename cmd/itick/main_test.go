@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/d19c4e34/itick/markettest"
@@ -108,6 +109,30 @@ func runCLI(t *testing.T, env []string, args ...string) result {
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	code := exitCode(t, cmd.Run())
 	return result{stdout: out.String(), stderr: errOut.String(), code: code}
+}
+
+// runOnTerminal runs cmd with its standard streams left unset on a
+// pseudo-terminal, and returns what the terminal got, with its line ends
+// as "\n", and the exit code. Without pseudo-terminals it skips the test.
+func runOnTerminal(t *testing.T, cmd *exec.Cmd) (string, int) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("pseudo-terminals are Unix's")
+	}
+	ptmx, err := pty.Start(cmd)
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	var screen bytes.Buffer
+	copied := make(chan struct{})
+	go func() {
+		io.Copy(&screen, ptmx) //nolint:errcheck // ends with EIO once the command has exited
+		close(copied)
+	}()
+	code := exitCode(t, cmd.Wait())
+	<-copied
+	return strings.ReplaceAll(screen.String(), "\r\n", "\n"), code // the terminal writes \r\n
 }
 
 // exitCode is the exit code behind the error of Run or Wait.

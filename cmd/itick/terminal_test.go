@@ -1,22 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/coder/websocket"
-	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -155,26 +151,9 @@ func hostileEnv(srv *httptest.Server) []string {
 // a terminal: the table shows them escaped, the terminal gets none of
 // them, and the title stays on its row.
 func TestNewsTitleOnTerminal(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("pseudo-terminals are Unix's")
-	}
 	t.Parallel()
 	srv := hostileNews(t)
-	cmd := itickCmd(t, hostileEnv(srv), "news", "--limit", "2")
-	ptmx, err := pty.Start(cmd)
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer ptmx.Close()
-	var screen bytes.Buffer
-	copied := make(chan struct{})
-	go func() {
-		io.Copy(&screen, ptmx) //nolint:errcheck // ends with EIO once the command has exited
-		close(copied)
-	}()
-	code := exitCode(t, cmd.Wait())
-	<-copied
-	out := strings.ReplaceAll(screen.String(), "\r\n", "\n") // the terminal's line ends
+	out, code := runOnTerminal(t, itickCmd(t, hostileEnv(srv), "news", "--limit", "2"))
 	if code != 0 {
 		t.Fatalf("exit code %d; terminal:\n%q", code, out)
 	}
@@ -224,9 +203,6 @@ func TestNewsTitleExactInCSVAndJSON(t *testing.T) {
 // service's control characters as \u escapes, the same JSON values, and
 // writes it to a pipe byte for byte as it was sent.
 func TestGetOnTerminal(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("pseudo-terminals are Unix's")
-	}
 	t.Parallel()
 	data, err := json.Marshal(map[string]any{"s": hostileText, "ld": 1.5})
 	if err != nil {
@@ -243,21 +219,7 @@ func TestGetOnTerminal(t *testing.T) {
 		t.Errorf("to a pipe: exit code %d, stdout %q, stderr %q; want %s as it was sent", r.code, r.stdout, r.stderr, data)
 	}
 
-	cmd := itickCmd(t, hostileEnv(srv), args...)
-	ptmx, err := pty.Start(cmd)
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer ptmx.Close()
-	var screen bytes.Buffer
-	copied := make(chan struct{})
-	go func() {
-		io.Copy(&screen, ptmx) //nolint:errcheck // ends with EIO once the command has exited
-		close(copied)
-	}()
-	code := exitCode(t, cmd.Wait())
-	<-copied
-	out := strings.ReplaceAll(screen.String(), "\r\n", "\n")
+	out, code := runOnTerminal(t, itickCmd(t, hostileEnv(srv), args...))
 	if code != 0 {
 		t.Fatalf("exit code %d; terminal:\n%q", code, out)
 	}
