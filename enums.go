@@ -49,9 +49,9 @@ type Interval int
 const (
 	OneMinute   Interval = 1
 	FiveMinutes Interval = 2
-	// FifteenMinutes is kType 3, 15 minutes in the service's 2026 docs;
-	// older official docs and demos call kType 3 "10 minutes". The SDK
-	// follows the current docs.
+	// FifteenMinutes is kType 3, 15 minutes in the service's current
+	// documentation; older official docs and demos call kType 3
+	// "10 minutes". The SDK follows the current documentation.
 	FifteenMinutes Interval = 3
 	ThirtyMinutes  Interval = 4
 	OneHour        Interval = 5

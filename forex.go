@@ -7,7 +7,7 @@ import (
 
 // ForexService serves forex pair market data. Forex quotes carry
 // PrevClose, Change and ChangePercent when the service sends them, as its
-// 2026 docs show.
+// documentation shows.
 type ForexService struct{ m market }
 
 // Depths returns the order books of many pairs, keyed by code.

@@ -6,8 +6,8 @@ import (
 )
 
 // IndicesService serves index market data. Index quotes carry PrevClose,
-// Change and ChangePercent when the service sends them, as its 2026 docs
-// show.
+// Change and ChangePercent when the service sends them, as its
+// documentation shows.
 type IndicesService struct{ m market }
 
 // Depths returns the order books of many indices, keyed by code.

@@ -56,7 +56,7 @@ func (s *StockService) Ticks(ctx context.Context, region Region, codes []string)
 }
 
 // The calls below are Quotes, Ticks, Depths and Depth with options: the
-// service's 2026 docs accept exchange on each of them, as on Klines.
+// service's documentation accepts exchange on each of them, as on Klines.
 // WithQuoteExchange picks a secondary exchange (the e of the symbol list);
 // every chunk of a batch call carries it.
 
