@@ -8,13 +8,33 @@
 //
 //	rdb := redis.NewClient(&redis.Options{Addr: "10.0.0.5:6379", ContextTimeoutEnabled: true})
 //	lim, err := redisquota.New(rdb, "itick:quota:{account-1}", redisquota.PerMinute(itick.PlanBase))
-//	...
-//	client, err := itick.NewClient(token, itick.WithPlan(itick.PlanBase), itick.WithLimiter(lim))
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	client, err := itick.NewClient(os.Getenv("ITICK_TOKEN"), itick.WithPlan(itick.PlanBase), itick.WithLimiter(lim))
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	quotes, err := client.Stock.Quotes(context.Background(), itick.RegionHK, []string{"700", "9988"})
+//	if err != nil {
+//		log.Fatal(err) // a Redis that failed too: the limiter fails closed
+//	}
+//	fmt.Println(quotes["700"].Last)
+//
+// Use one key per token, and the same perMinute and window in every
+// process on it. PerMinute gives the plans' documented quotas (5, 120, 600
+// and 1200 calls a minute); for itick.PlanEnterprise it gives 0, which New
+// refuses: pass the contract's figure.
 //
 // The package is a module of its own, so that programs using the SDK
 // without it have no Redis client in their module graph:
 //
 //	go get github.com/d19c4e34/itick/redisquota
+//
+// The repository's examples/sharedquota runs four workers, each with its
+// own client and Limiter, on one key against the simulator or, with
+// ITICK_TOKEN set, the service; it uses REDIS_URL when set and otherwise
+// starts redis-server from PATH.
 //
 // # Semantics
 //
@@ -78,8 +98,9 @@
 // errors.As find it, *net.OpError or redis.Error included) or
 // ErrRedisTimeout, never a context error unless the context was the
 // reason. WithFallback chooses to go on instead, under a local limiter at a
-// stated share of the quota, logging when it switches and when Redis is
-// back. A Limiter with a fallback waits for Redis at most half of the time
+// stated share of the quota (1/n for a fleet of n processes), logging when
+// it switches (Warn) and when Redis is back (Info) through WithLogger, and
+// trying Redis again about once a second. A Limiter with a fallback waits for Redis at most half of the time
 // left before a caller's deadline (but at least 50 ms, and at most the
 // timeout) before it counts Redis as failing, so that the fallback can
 // still grant the call in time.
