@@ -10,6 +10,10 @@
 // It is safe for concurrent use. The markettest package runs an offline
 // stand-in for the service, for tests and examples.
 //
+// The [guides] in the repository go further than this overview: endpoints,
+// configuration, errors, reliability, streaming, backfills, testing with
+// markettest, running a service and a fleet, and metrics.
+//
 // What depends on the date or the hour reads the client's clock (WithClock,
 // time.Now by default; Client.Now reads it): a range's end, WithClosedOnly,
 // the trading day of a quote that carries no time. A test pins it, with the
@@ -40,82 +44,18 @@
 //
 // KlineRange and KlinesRange return every candle with from <= Time < to,
 // oldest first with no duplicates, however many requests that takes; a to
-// after the client's now means now, and a code with no candle in the range
-// is absent from KlinesRange's map.
-//
-// They ask for pages of WithPageSize candles (DefaultPageSize, the
-// service's bound of MaxKlineLimit) ending just before to, then just before
-// each code's oldest candle so far, until a page reaches from. Codes whose
-// next pages end close together share a request that ends at the latest of
-// their ends: a code joins when the candles it already holds between the
-// two ends, which come again and are dropped, are at most a tenth of a
-// page. So products whose newest candles differ (illiquid or halted ones)
-// cost about one request per page per chunk. Requests go out as a batch
-// call's chunks do, and each waits on the client's limiter. A service that
-// treats et as inclusive or exclusive, or answers with pages that overlap
-// or are shorter than asked, gets the same result. A page that brings a
-// code nothing older ends its range (its history ran out), so a call never
-// loops.
-//
-// A candle outside [from, to) is ignored. One just before from shows that
-// a page reached it; one more than 31 days (or three intervals) before from
-// is taken for a stray and does not end the range. A page is refused for a
-// code whose candles in it are closer together than their interval allows
-// (the interval up to an hour, an hour less for 2h, 4h and 1d, which a
-// change of daylight saving time can shorten), or that brings more week or
-// month candles than [from, to) can hold (one per calendar week or month it
-// touches): the code's range ends with an *APIError naming the code and
-// saying why, keeping the pages before. A range is complete, or its code is
-// in the error.
-//
-// A failed request ends its codes' ranges; a 429 that was not waited out,
-// or the end of ctx, ends every range. What arrived comes back, each code's
-// candles being the newest part of its range, with a *BatchError naming the
-// codes whose ranges are incomplete. When the codes fit in one chunk a
-// failed request's error comes as it is (a refused code is always in a
-// *BatchError), and ErrUnauthorized and ErrPlanLimit always do, with no
-// results. WithEnd is ErrInvalidArgument in a range call, as are
-// from >= to, a zero from or to, and an unknown interval. WithProgress
-// reports each page, and each page is a debug line in the client's log.
-//
-// WithResume(have) completes a partial result: call again with the same
-// from, to and options, and have; to must be a fixed instant, as candles
-// after have's newest are not asked for again. A code in have is asked only for
-// [from, its oldest candle), in shared requests as above; a code absent
-// from have, or with no candle in [from, to), for the whole range; have's
-// candles outside [from, to) are dropped, and the result holds the rest of
-// them and the new ones. have must hold each code's candles from its oldest
-// up to to, as a range call returns them; candles in it that a page would
-// be refused for are ErrInvalidArgument. A code whose oldest candle is at
-// from, or so close after it that no candle fits between, costs nothing;
-// any other costs a request to learn that nothing older is left, so after
-// a *BatchError ask for its FailedCodes only and merge:
-//
-//	got, err := c.Stock.KlinesRange(ctx, itick.RegionUS, codes, itick.OneDay, from, to, itick.WithClosedOnly())
-//	var be *itick.BatchError
-//	if errors.As(err, &be) { // later, once the quota allows
-//		var more map[string][]itick.Kline
-//		more, err = c.Stock.KlinesRange(ctx, itick.RegionUS, be.FailedCodes(), itick.OneDay, from, to,
-//			itick.WithClosedOnly(), itick.WithResume(got))
-//		maps.Copy(got, more)
-//	}
-//
-// WithClosedOnly, on any kline call, leaves out the candle whose interval
-// has not ended at the time of the call, on the client's clock, so a store
-// keeps only final candles; a range ends before it, and a Kline or Klines
-// call asks for candles up to the newest closed one, so it still returns
-// limit of them. The service documents t only as the candle's time, which
-// the SDK takes as the start of its interval; it does not say at which
-// instant a day candle of a market outside UTC starts (midnight UTC or
-// midnight in the market's zone), how week and month candles are aligned,
-// nor whether prices are adjusted for splits, and it has no parameter for
-// adjustment: compare candles across the ExDate of a Stock.Splits record
-// and adjust by its Ratio where needed. The markettest simulator starts
-// candles at multiples of their Duration since the Unix epoch (a day at
-// 00:00 UTC, a week on a Thursday, a month every 30 days) and adjusts
-// nothing. So the SDK assumes no alignment: a week candle has closed 7
-// days after it starts and a month candle 31 days after, the longest a
-// calendar month can be.
+// after the client's now means now. They page back from to in pages of
+// WithPageSize candles, and codes whose next pages end close together share
+// a request, so products whose newest candles differ still cost about one
+// request per page per chunk. A page of bad data (a code's candles closer
+// together than their interval) ends that code's range with an *APIError
+// rather than a wrong series: a range is complete, or its code is in the
+// error. A failure returns what arrived with a *BatchError naming the codes
+// whose ranges are incomplete, and WithResume(have) completes such a result,
+// asking only for what is missing. WithClosedOnly, on any kline call, leaves
+// out the candle still forming on the client's clock. The [backfill guide]
+// has the rest: what counts as bad data, what a resume costs, and how
+// candles are aligned.
 //
 // # Streaming
 //
@@ -172,4 +112,7 @@
 // *APIError of the response that asked for the wait; a spent quota (a
 // 429, the limiter) matches ErrRateLimited too. The token never appears
 // in an error, a log line or a printed value.
+//
+// [guides]: https://github.com/d19c4e34/itick/tree/main/docs
+// [backfill guide]: https://github.com/d19c4e34/itick/blob/main/docs/backfill.md
 package itick

@@ -1,8 +1,10 @@
-// Package readme checks that the Go blocks of a Markdown file compile as
-// pasted: a block with a package clause as it is, a block of top-level
-// declarations (a test, say) in a file of its own, and any other block as
-// the body of a main function. The imports a block leaves out are added
-// for the packages it names, from a table of the names a reader knows.
+// Package readme checks the repository's documentation. The Go blocks of
+// its Markdown files and of its package docs compile as pasted: a block
+// with a package clause as it is, a block of top-level declarations (a
+// test, say) in a file of its own, and any other block as the body of a
+// main function. The imports a block leaves out are added for the packages
+// it names, from a table of the names a reader knows. Its relative links
+// point at files that exist, and at headings that exist in them.
 package readme
 
 import (
@@ -18,16 +20,18 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
-// Block is one Go block of a Markdown file.
+// Block is one Go block of a Markdown file or a package doc.
 type Block struct {
+	File string // the file it is in, as errors name it
 	Line int    // the line of its first line of code, from 1
 	Code string // its code
 }
 
-// Blocks returns the ```go blocks of a Markdown file, in order.
-func Blocks(markdown []byte) []Block {
+// Blocks returns the ```go blocks of the Markdown file named file, in order.
+func Blocks(file string, markdown []byte) []Block {
 	var out []Block
 	lines := strings.Split(string(markdown), "\n")
 	for i := 0; i < len(lines); i++ {
@@ -37,7 +41,7 @@ func Blocks(markdown []byte) []Block {
 		start := i + 1
 		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
 		}
-		out = append(out, Block{Line: start + 1, Code: strings.Join(lines[start:min(i, len(lines))], "\n")})
+		out = append(out, Block{File: file, Line: start + 1, Code: strings.Join(lines[start:min(i, len(lines))], "\n")})
 	}
 	return out
 }
@@ -103,7 +107,7 @@ func Program(b Block) (src string, offset int, err error) {
 	}
 	imports, err := used(head + code)
 	if err != nil {
-		return "", 0, fmt.Errorf("README.md block at line %d does not parse: %v", b.Line, err)
+		return "", 0, fmt.Errorf("%s: the block at line %d does not parse: %v", b.File, b.Line, err)
 	}
 	var buf bytes.Buffer
 	buf.WriteString(head)
@@ -162,8 +166,10 @@ func used(src string) ([]string, error) {
 }
 
 // Checker type-checks blocks against the packages the module it runs in
-// can import, read from source once for all the blocks.
+// can import, read from source once for all the blocks. It is safe for
+// concurrent use; checks run one at a time.
 type Checker struct {
+	mu   sync.Mutex
 	fset *token.FileSet
 	imp  types.Importer
 }
@@ -175,11 +181,13 @@ func NewChecker() *Checker {
 }
 
 // Check type-checks src, the file Program made of b with offset lines
-// before it; its errors name README lines.
+// before it; its errors name lines of b's file.
 func (c *Checker) Check(b Block, src string, offset int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	f, err := parser.ParseFile(c.fset, "block.go", src, parser.AllErrors)
 	if err != nil {
-		return fmt.Errorf("README.md block at line %d: %v (block.go counts %d lines before the block)", b.Line, err, offset)
+		return fmt.Errorf("%s: the block at line %d: %v (block.go counts %d lines before the block)", b.File, b.Line, err, offset)
 	}
 	var errs []string
 	conf := types.Config{
@@ -187,7 +195,7 @@ func (c *Checker) Check(b Block, src string, offset int) error {
 		Error: func(err error) {
 			if te, ok := err.(types.Error); ok {
 				p := c.fset.Position(te.Pos)
-				errs = append(errs, fmt.Sprintf("README.md:%d: %s", b.Line+p.Line-1-offset, te.Msg))
+				errs = append(errs, fmt.Sprintf("%s:%d: %s", b.File, b.Line+p.Line-1-offset, te.Msg))
 				return
 			}
 			errs = append(errs, err.Error())
@@ -200,6 +208,15 @@ func (c *Checker) Check(b Block, src string, offset int) error {
 		return errors.New(strings.Join(errs, "\n"))
 	}
 	return nil
+}
+
+// Import imports the package path as a block's import would, reporting
+// whether it can be found.
+func (c *Checker) Import(path string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, err := c.imp.Import(path)
+	return err
 }
 
 // Uses reports whether src imports path.
