@@ -72,7 +72,10 @@
 // spread over as many connections as the per-connection limit needs,
 // within the connection cap. The event buffer never blocks the socket
 // reader: when the consumer falls behind, the overflow policy (WithBuffer;
-// DropOldest by default) drops events and Dropped counts them.
+// DropOldest by default) drops events and Dropped counts them. Events are
+// read in the order they happened, and the policy never drops a
+// DisconnectEvent, GapEvent or ErrorEvent: a connection's DisconnectEvent
+// comes before any push of its renewed connection.
 //
 // Products are told apart ignoring case, as the service does: "xauusd$gb"
 // is the product subscribed as "XAUUSD$GB", and its events keep the form

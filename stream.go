@@ -87,13 +87,18 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 			return nil, err
 		}
 	}
+	// Checked once every option is in, whatever their order.
+	if set.staleAfter > 0 && set.staleAfter < set.pingInterval {
+		return nil, invalidArg("WithStaleAfter: %s is below the ping interval %s (WithHeartbeat; default %s): "+
+			"the watchdog would replace connections that are only between pushes", set.staleAfter, set.pingInterval, DefaultPingInterval)
+	}
 	u := *set.url
 	u.Path += "/" + string(class)
 	path := "/" + string(class)
 	var prev *prevCloses
 	var e *stream.Engine[Event]
 	if set.prevClose {
-		prev = newPrevCloses(market{c, string(class)}, func(err error) { e.Report(ErrorEvent{Conn: -1, Err: err}) })
+		prev = newPrevCloses(market{c, string(class)}, func(err error) { e.ReportError(-1, err) })
 	}
 	e, err := stream.New(ctx, stream.Config[Event]{
 		URL:                u.String(),
@@ -140,13 +145,6 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 					&codec.Failure{Message: "WebSocket handshake refused"})
 			},
 			Fatal: func(err error) bool { return errors.Is(err, ErrUnauthorized) },
-			Control: func(ev Event) bool {
-				switch ev.(type) {
-				case DisconnectEvent, GapEvent, ErrorEvent:
-					return true
-				}
-				return false
-			},
 		},
 	})
 	if err != nil {
@@ -223,7 +221,7 @@ func (s *Stream) Subscribe(ctx context.Context, symbols []string, channels ...Ch
 		// Taken before the first push can arrive; one that fails is tried
 		// again, and the subscription goes ahead.
 		if err := s.prev.snapshotNew(ctx, symbols); err != nil {
-			s.e.Report(ErrorEvent{Conn: -1, Err: err})
+			s.e.ReportError(-1, err)
 		}
 	}
 	return wait.Ended(ctx, s.e.Subscribe(ctx, symbols, chans))

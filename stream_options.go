@@ -196,11 +196,19 @@ func WithReconnectBackoff(shortest, longest time.Duration) StreamOption {
 
 // WithBuffer sets how many events wait for the consumer, and what happens
 // to one that arrives when they are all taken; Stream.Dropped counts what
-// the policy drops. DisconnectEvent, GapEvent and ErrorEvent pass the
-// bound: the policy never drops them (one that stands in the way of the
-// oldest event to drop moves behind the events waiting). The size is at
-// least 1 and at most 1<<20 (1048576). WithBufferBytes bounds the same
-// events by their size.
+// the policy drops. The size is at least 1 and at most 1<<20 (1048576).
+// WithBufferBytes bounds the same events by their size.
+//
+// DisconnectEvent, GapEvent and ErrorEvent pass the bound, into room of
+// their own, and events are read in the order they happened: nothing
+// overtakes a control event, so while one waits in a full buffer, the
+// arriving event is dropped whatever the policy (DropOldest drops the
+// oldest again once the consumer has read it). The policy never drops a
+// control event. Errors may take 256 places of their room: past that, a
+// consumer that has stopped reading gets one ErrorEvent saying how many
+// were left out, and the last of them. A DisconnectEvent or GapEvent is
+// never left out: one that finds even the room full waits for the
+// consumer to read, and only the connection it reports waits with it.
 func WithBuffer(n int, policy Overflow) StreamOption {
 	return func(s *streamSettings) error {
 		if n < 1 || n > maxStreamBuffer {
@@ -219,7 +227,7 @@ func WithBuffer(n int, policy Overflow) StreamOption {
 // hold, as WithBuffer bounds their number: the overflow policy applies at
 // whichever bound comes first. n is at least 1; the default is
 // DefaultStreamBufferBytes. DisconnectEvent, GapEvent and ErrorEvent pass
-// both bounds: the policy never drops them.
+// both bounds, as WithBuffer says.
 func WithBufferBytes(n int64) StreamOption {
 	return func(s *streamSettings) error {
 		if n < 1 {
@@ -236,6 +244,10 @@ func WithBufferBytes(n int64) StreamOption {
 // silent. 0, the default, switches the watchdog off. Turn it on for
 // products that push all the time, such as crypto pairs; a stock is quiet
 // while its market is closed, so d must outlast that, or leave it off.
+// A d below the ping interval (WithHeartbeat's, DefaultPingInterval unless
+// set; the options may come in any order) makes Client.Stream fail with
+// ErrInvalidArgument: the watchdog would replace connections that are only
+// between pushes.
 func WithStaleAfter(d time.Duration) StreamOption {
 	return func(s *streamSettings) error {
 		if d < 0 {

@@ -20,49 +20,8 @@ import (
 	"github.com/d19c4e34/itick/markettest"
 )
 
-// Tests of the stream options: buffers, staleness, re-authentication,
-// previous close, plan caps and the stream URL.
-
-// Behaviour 18: DisconnectEvent, GapEvent and ErrorEvent are never dropped
-// by the overflow policy, however full the buffer is.
-func TestStream_ControlEventsAreNeverDropped(t *testing.T) {
-	t.Parallel()
-	for _, policy := range []itick.Overflow{itick.DropOldest, itick.DropNewest} {
-		h := newWSHost(func(ctx context.Context, n int64, _ *http.Request, c *websocket.Conn) {
-			wsSend(ctx, c, wsAuthOK)
-			if n > 1 {
-				wsAnswer(ctx, c, nil)
-				return
-			}
-			wsAnswer(ctx, c, func(string) {
-				for i := range 50 {
-					wsSend(ctx, c, quotePush(i))
-				}
-				wsSend(ctx, c, `{"code":1,"data":{"s":"700","r":"HK","type":"quote","ld":"not a number"}}`)
-				for i := range 50 {
-					wsSend(ctx, c, quotePush(100+i))
-				}
-				c.CloseNow()
-			})
-		})
-		c := newServerClient(t, httptest.NewServer(h), "stream-token-0123456789")
-		s := streamOf(t, c, itick.WithBuffer(2, policy))
-		if err := s.Subscribe(context.Background(), []string{"700$HK"}, itick.ChannelQuote); err != nil {
-			t.Fatal(err)
-		}
-		for s.Stats().Gaps == 0 { // the consumer reads nothing meanwhile
-			time.Sleep(time.Millisecond)
-		}
-		kinds := map[string]int{}
-		for len(s.Events()) > 0 {
-			kinds[fmt.Sprintf("%T", <-s.Events())]++
-		}
-		if kinds["itick.ErrorEvent"] != 1 || kinds["itick.DisconnectEvent"] != 1 || kinds["itick.GapEvent"] != 1 ||
-			kinds["itick.QuoteEvent"] > 2 || s.Dropped() < 98 {
-			t.Errorf("%v: buffered %v, dropped %d; want every control event, at most 2 quotes", policy, kinds, s.Dropped())
-		}
-	}
-}
+// Tests of the stream options: buffers, re-authentication, previous close,
+// plan caps and the stream URL.
 
 // WithBufferBytes bounds the buffered events by the size of their frames:
 // the policy drops at whichever bound comes first.
@@ -97,44 +56,6 @@ func TestStream_BufferBoundedInBytes(t *testing.T) {
 	}
 	if _, err := c.Stream(context.Background(), itick.AssetStock, itick.WithBufferBytes(0)); !errors.Is(err, itick.ErrInvalidArgument) {
 		t.Errorf("WithBufferBytes(0): %v, want ErrInvalidArgument", err)
-	}
-}
-
-// Behaviour 18: WithStaleAfter replaces a connection that carries
-// subscriptions, answers pings and pushes nothing; one with no subscriptions
-// is left alone.
-func TestStream_ReplacesAStaleConnection(t *testing.T) {
-	t.Parallel()
-	h := newWSHost(func(ctx context.Context, n int64, _ *http.Request, c *websocket.Conn) {
-		wsSend(ctx, c, wsAuthOK)
-		if n == 1 {
-			wsAnswer(ctx, c, nil) // pongs and acks, never a push
-			return
-		}
-		wsAnswer(ctx, c, func(string) { wsSend(ctx, c, quotePush(int(n))) })
-	})
-	c := newServerClient(t, httptest.NewServer(h), "stream-token-0123456789")
-	s := streamOf(t, c, itick.WithStaleAfter(300*time.Millisecond), itick.WithHeartbeat(50*time.Millisecond, 5*time.Second))
-	time.Sleep(time.Second) // nothing subscribed: nothing to miss
-	if n := h.conns.Load(); n != 1 {
-		t.Fatalf("%d connections before any subscription, want 1", n)
-	}
-	if err := s.Subscribe(context.Background(), []string{"700$HK"}, itick.ChannelQuote); err != nil {
-		t.Fatal(err)
-	}
-	d, _ := nextOf[itick.DisconnectEvent](t, s)
-	if !errors.Is(d.Reason, itick.ErrStreamStale) {
-		t.Errorf("reason %v, want ErrStreamStale", d.Reason)
-	}
-	g, _ := nextOf[itick.GapEvent](t, s)
-	if !errors.Is(g.Reason, itick.ErrStreamStale) {
-		t.Errorf("gap reason %v, want ErrStreamStale", g.Reason)
-	}
-	if q, _ := nextOf[itick.QuoteEvent](t, s); q.Code != "700" {
-		t.Errorf("after the renewal: %+v", q)
-	}
-	if _, err := c.Stream(context.Background(), itick.AssetStock, itick.WithStaleAfter(-time.Second)); !errors.Is(err, itick.ErrInvalidArgument) {
-		t.Errorf("WithStaleAfter(-1s): %v, want ErrInvalidArgument", err)
 	}
 }
 
@@ -491,33 +412,6 @@ func TestStreamURL(t *testing.T) {
 		if got := u.String(); got != tt.want {
 			t.Errorf("base %s: URL = %s, want %s", tt.base, got, tt.want)
 		}
-	}
-}
-
-// Close returns at once with the stale watchdog on and a connection that
-// keeps pushing.
-func TestStreamWithStaleAfterClosesAtOnce(t *testing.T) {
-	t.Parallel()
-	srv := markettest.NewServer(markettest.WithFixedClock(e2eNow), markettest.WithStreamInterval(5*time.Millisecond))
-	defer srv.Close()
-	c, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Stream(context.Background(), itick.AssetCrypto, itick.WithStaleAfter(30*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Subscribe(context.Background(), []string{"BTCUSDT$BA"}, itick.ChannelQuote); err != nil {
-		t.Fatal(err)
-	}
-	nextOf[itick.QuoteEvent](t, s)
-	closed := make(chan struct{})
-	go func() { s.Close(); close(closed) }()
-	select {
-	case <-closed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close still blocked after 10 s")
 	}
 }
 

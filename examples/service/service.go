@@ -66,7 +66,9 @@ func start(ctx context.Context, c *itick.Client, cfg config, log *slog.Logger) (
 		if class == itick.AssetCrypto {
 			opts = nil
 			if cfg.staleAfter > 0 {
-				opts = append(opts, itick.WithStaleAfter(cfg.staleAfter))
+				// The watchdog's period is at least the ping interval's.
+				opts = append(opts, itick.WithStaleAfter(cfg.staleAfter),
+					itick.WithHeartbeat(min(cfg.staleAfter, itick.DefaultPingInterval), itick.DefaultPongTimeout))
 			}
 		}
 		st, err := c.Stream(context.WithoutCancel(ctx), class, opts...)

@@ -234,7 +234,7 @@ func (sh *shard[E]) run(first *session[E]) {
 		if subscribed {
 			lost, reason = time.Now(), err
 			e.down.Add(1)
-			e.emitControl(e.cfg.Hooks.Disconnect(sh.id, lost, err, e.subscribedSymbols(sh)))
+			e.emitEvent(e.cfg.Hooks.Disconnect(sh.id, lost, err, e.subscribedSymbols(sh)))
 		}
 		if up >= e.cfg.PingInterval {
 			attempt = 0
@@ -282,7 +282,7 @@ func (sh *shard[E]) serve(ss *session[E], lost time.Time, reason error) (up time
 		syms := e.subscribedSymbols(sh)
 		e.down.Add(-1) // renewed: down no more by the time the gap is read
 		e.gaps.Add(1)
-		e.emitControl(e.cfg.Hooks.Gap(sh.id, lost, time.Now(), reason, syms))
+		e.emitEvent(e.cfg.Hooks.Gap(sh.id, lost, time.Now(), reason, syms))
 	}
 
 	select {
@@ -315,8 +315,7 @@ func (sh *shard[E]) resubscribe(ss *session[E]) error {
 		switch {
 		case refused:
 			e.dropRefused(sh, g.entries)
-			e.emitControl(e.cfg.Hooks.Error(sh.id, fmt.Errorf("itick: stream: renewing %d product(s) refused, now dropped: %w",
-				len(g.syms), err)))
+			e.buf.putError(sh.id, fmt.Errorf("itick: stream: renewing %d product(s) refused, now dropped: %w", len(g.syms), err))
 		case err != nil:
 			return err
 		}
@@ -490,7 +489,7 @@ func (ss *session[E]) read() {
 		f := Decode(st, dec, buf.Bytes())
 		switch {
 		case f.Err != nil:
-			e.emitControl(e.cfg.Hooks.Error(ss.sh.id, e.cleanErr(f.Err)))
+			e.buf.putError(ss.sh.id, e.cleanErr(f.Err))
 		case f.Push:
 			e.received.Add(1)
 			if e.cfg.StaleAfter > 0 {

@@ -89,9 +89,6 @@ type Hooks[E any] struct {
 	HandshakeRefused func(status int, header http.Header, body []byte) error
 	// Fatal reports an error no reconnection mends, such as a refused token.
 	Fatal func(err error) bool
-	// Control reports the events the engine builds itself (Disconnect, Gap,
-	// Error), which the overflow policy never drops.
-	Control func(ev E) bool
 }
 
 // Decoder reads the data of one connection's messages: Data is called for
@@ -169,7 +166,7 @@ func New[E any](ctx context.Context, cfg Config[E]) (*Engine[E], error) {
 		cfg:   cfg,
 		hdr:   http.Header{"User-Agent": {cfg.UserAgent}},
 		red:   redact.New(cfg.Token),
-		buf:   newBuffer(cfg.Buffer, cfg.BufferBytes, cfg.DropNewest, cfg.Hooks.Control),
+		buf:   newBuffer(cfg.Buffer, cfg.BufferBytes, cfg.DropNewest, cfg.Hooks.Error),
 		done:  make(chan struct{}),
 		owner: make(map[string]owned[E]),
 	}
@@ -190,7 +187,7 @@ func New[E any](ctx context.Context, cfg Config[E]) (*Engine[E], error) {
 		e.closing = true
 		e.mu.Unlock()
 		e.wg.Wait()
-		close(e.buf.ch)
+		e.buf.close()
 		close(e.done)
 	}()
 	return e, nil
@@ -274,9 +271,29 @@ func (e *Engine[E]) Go(f func(ctx context.Context)) bool {
 	return true
 }
 
-// Report hands the consumer an event the caller built, such as an error
-// it carried on through; the overflow policy never drops it.
-func (e *Engine[E]) Report(ev E) { e.emitControl(ev) }
+// ReportError hands the consumer the error event of err, a problem the
+// caller carried on through, on connection conn (-1 for none). The overflow
+// policy never drops it; when errors flood a consumer that has fallen
+// behind, they are counted and summed up in one event (see buffer).
+func (e *Engine[E]) ReportError(conn int, err error) { e.buf.putError(conn, err) }
+
+// Acked reports whether the Engine holds channel of symbol as subscribed
+// and acknowledged by the service, and returns the product in the form it
+// was first subscribed in.
+func (e *Engine[E]) Acked(symbol, channel string) (Symbol, bool) {
+	sym, err := ParseSymbol(symbol)
+	if err != nil {
+		return Symbol{}, false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	o, ok := e.owner[sym.Key()]
+	if !ok {
+		return Symbol{}, false
+	}
+	en := o.sh.subs[o.sym][channel]
+	return o.sym, en != nil && en.acked
+}
 
 // Subscriptions returns what the Engine holds as subscribed: each
 // product's acknowledged channels, sorted.
@@ -512,18 +529,15 @@ func forEachShard[E, T any](work map[*shard[E]]T, fn func(*shard[E], T) error) e
 // without ever blocking: past the buffer's bounds the overflow policy
 // decides what is dropped.
 func (e *Engine[E]) emit(ev E, size int64) {
-	if n := e.buf.put(ev, size, false); n > 0 {
+	if n := e.buf.putData(ev, size); n > 0 {
 		e.dropped.Add(uint64(n))
 	}
 }
 
-// emitControl hands an event the engine built itself to the consumer: the
-// overflow policy never drops it.
-func (e *Engine[E]) emitControl(ev E) {
-	if n := e.buf.put(ev, 0, true); n > 0 {
-		e.dropped.Add(uint64(n))
-	}
-}
+// emitEvent hands a disconnect or a gap to the consumer. It is never
+// dropped: when the buffer is full it waits for the consumer, and nothing
+// put after it overtakes it. Only the end of the Engine stops the wait.
+func (e *Engine[E]) emitEvent(ev E) { e.buf.putEvent(e.ctx, ev) }
 
 // carries reports whether sh's products include one the service has
 // acknowledged.
