@@ -5,8 +5,9 @@ import "time"
 // WithClock sets the client's clock: its "now" for everything that depends
 // on the date or the hour. A range's end is capped at it (a resumed one's
 // too), WithClosedOnly keeps the candles closed by it, and WithPrevClose
-// dates a quote that carries no time by it. Pacing, retries, timeouts and
-// a Stream's heartbeat and stale watchdog measure real elapsed time and do
+// dates by it a quote that carries no time, or one far past it. Pacing,
+// retries, timeouts, WithPrevClose's waits between snapshots and a
+// Stream's heartbeat and stale watchdog measure real elapsed time and do
 // not read it. The default is time.Now; a nil func is ErrInvalidArgument.
 // now is called from the goroutines of calls and Streams, so it must be
 // safe for concurrent use, as a markettest.ManualClock's Now is.

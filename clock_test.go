@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/d19c4e34/itick"
+	"github.com/d19c4e34/itick/markettest"
 )
 
 // Behaviour 21: everything listed under WithClock reads the client's
@@ -170,25 +171,39 @@ func TestClockDatesTimelessQuotes(t *testing.T) {
 	for _, tt := range []struct {
 		name        string
 		rest, push  time.Time // the quotes' times; zero: none
-		clock       time.Time
+		pushClock   bool      // the pushes are dated by the clock
+		clock, then time.Time // the client's clock, and where it moves once the snapshot is in
 		wantRenewal bool
 	}{
-		{"a timeless push on the snapshot's day", day, time.Time{}, day, false},
-		{"a timeless push on the next day", day, time.Time{}, nextDay, true},
-		{"a push on the day after a timeless snapshot", time.Time{}, nextDay, day, true},
-		{"a push on the day of a timeless snapshot", time.Time{}, day, day, false},
+		{"a timeless push on the snapshot's day", day, time.Time{}, false, day, time.Time{}, false},
+		{"a timeless push on the next day", day, time.Time{}, false, nextDay, time.Time{}, true},
+		{"a push on the day after a timeless snapshot", time.Time{}, time.Time{}, true, day, nextDay, true},
+		{"a push on the day after a timeless snapshot, the clock behind", time.Time{}, nextDay, false, day, time.Time{}, true},
+		{"a push on the day of a timeless snapshot", time.Time{}, day, false, day, time.Time{}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := prevCloseService(t, tt.rest, tt.push, itick.WithClock(func() time.Time { return tt.clock }))
+			clk := markettest.NewManualClock(tt.clock)
+			pushAt := func() time.Time {
+				if tt.pushClock {
+					return clk.Now()
+				}
+				return tt.push
+			}
+			c := prevCloseService(t, tt.rest, pushAt, itick.WithClock(clk.Now))
 			s := streamOf(t, c, itick.WithPrevClose())
 			if err := s.Subscribe(context.Background(), []string{"700$HK"}, itick.ChannelQuote); err != nil {
 				t.Fatal(err)
+			}
+			if !tt.then.IsZero() {
+				quoteWith(t, s, "700$HK", 600) // the snapshot is in
+				clk.Set(tt.then)
 			}
 			if tt.wantRenewal {
 				eventually(t, "a renewal of the previous close", func() bool { return c.Stats().Requests >= 2 })
 				return
 			}
+			quoteWith(t, s, "700$HK", 600)
 			for range 20 {
 				if q, _ := nextOf[itick.QuoteEvent](t, s); q.Quote.PrevClose != 600 {
 					t.Fatalf("quote %+v, want the snapshot's previous close 600", q.Quote)
@@ -202,9 +217,9 @@ func TestClockDatesTimelessQuotes(t *testing.T) {
 }
 
 // prevCloseService serves REST quotes of 700 (HK) with a previous close of
-// 600, at rest, and a stream that pushes its quotes, at push, every few
+// 600, at rest, and a stream that pushes its quotes, at push(), every few
 // milliseconds; a zero time leaves the quotes' t out.
-func prevCloseService(t *testing.T, rest, push time.Time, opts ...itick.Option) *itick.Client {
+func prevCloseService(t *testing.T, rest time.Time, push func() time.Time, opts ...itick.Option) *itick.Client {
 	t.Helper()
 	stamp := func(at time.Time) string {
 		if at.IsZero() {
@@ -221,7 +236,7 @@ func prevCloseService(t *testing.T, rest, push time.Time, opts ...itick.Option) 
 				return
 			case <-time.After(2 * time.Millisecond):
 			}
-			if wsSend(ctx, c, fmt.Sprintf(`{"code":1,"data":{"s":"700","r":"HK","type":"quote","ld":%d%s}}`, 610+i%5, stamp(push))) != nil {
+			if wsSend(ctx, c, fmt.Sprintf(`{"code":1,"data":{"s":"700","r":"HK","type":"quote","ld":%d%s}}`, 610+i%5, stamp(push()))) != nil {
 				return
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/d19c4e34/itick/internal/codec"
 	"github.com/d19c4e34/itick/internal/redact"
@@ -76,23 +77,39 @@ func ConfirmClient(c *Client) { c.confirmed.Store(true) }
 var HandshakeTransport = handshakeTransport
 
 // PrevCloses are WithPrevClose's books over a client's stock market, for
-// tests that hand them quotes one by one.
+// tests that hand them quotes one by one. Every product added counts as
+// held.
 type PrevCloses struct {
 	p      *prevCloses
 	cancel context.CancelFunc
+	done   chan struct{}
 }
 
-// NewPrevCloses starts the books, and their renewals, over c.
-func NewPrevCloses(c *Client, report func(error)) *PrevCloses {
+// NewPrevCloses starts the books, and their snapshots, over c, with waits
+// between tries from shortest to longest.
+func NewPrevCloses(c *Client, report func(error), shortest, longest time.Duration) *PrevCloses {
 	ctx, cancel := context.WithCancel(context.Background())
-	p := newPrevCloses(market{c, "stock"}, report)
-	go p.renew(ctx)
-	return &PrevCloses{p: p, cancel: cancel}
+	p := newPrevCloses(market{c, "stock"}, report, func(string) bool { return true })
+	p.retry = [2]time.Duration{shortest, longest}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.run(ctx)
+	}()
+	return &PrevCloses{p: p, cancel: cancel, done: done}
 }
 
-// Subscribe takes the first snapshot of symbols, as a subscription does.
-func (p *PrevCloses) Subscribe(ctx context.Context, symbols ...string) error {
-	return p.p.snapshotNew(ctx, symbols)
+// Add takes on symbols, as a subscription the service acknowledged does.
+func (p *PrevCloses) Add(symbols ...string) {
+	var syms []stream.Symbol
+	for _, raw := range symbols {
+		sym, err := stream.ParseSymbol(raw)
+		if err != nil {
+			panic(err)
+		}
+		syms = append(syms, sym)
+	}
+	p.p.add(syms)
 }
 
 // Fill fills q as a push of symbol is filled.
@@ -104,12 +121,29 @@ func (p *PrevCloses) Fill(symbol string, q *Quote) {
 	p.p.fill(sym, q)
 }
 
-// Pending is the number of products marked for renewal or in one.
-func (p *PrevCloses) Pending() int {
-	p.p.mu.RLock()
-	defer p.p.mu.RUnlock()
-	return len(p.p.due)
+// Close stops the snapshots and waits for the one in flight.
+func (p *PrevCloses) Close() {
+	p.cancel()
+	<-p.done
 }
 
-// Close stops the renewals.
-func (p *PrevCloses) Close() { p.cancel() }
+// PrevCloseRetry sets the shortest and longest wait between the snapshots
+// of a product of a Stream with WithPrevClose.
+func PrevCloseRetry(shortest, longest time.Duration) StreamOption {
+	return func(s *streamSettings) error {
+		s.prevCloseRetry = [2]time.Duration{shortest, longest}
+		return nil
+	}
+}
+
+// Needs reports whether symbol's book waits for a snapshot.
+func (p *PrevCloses) Needs(symbol string) bool {
+	sym, err := stream.ParseSymbol(symbol)
+	if err != nil {
+		panic(err)
+	}
+	p.p.mu.RLock()
+	defer p.p.mu.RUnlock()
+	b := p.p.books[upperSymbol(sym)]
+	return b != nil && b.needs()
+}

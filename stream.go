@@ -98,7 +98,14 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 	var prev *prevCloses
 	var e *stream.Engine[Event]
 	if set.prevClose {
-		prev = newPrevCloses(market{c, string(class)}, func(err error) { e.ReportError(-1, err) })
+		prev = newPrevCloses(market{c, string(class)}, func(err error) { e.ReportError(-1, err) },
+			func(sym string) bool {
+				_, ok := e.Acked(sym, string(ChannelQuote))
+				return ok
+			})
+		if set.prevCloseRetry[0] > 0 {
+			prev.retry = set.prevCloseRetry
+		}
 	}
 	e, err := stream.New(ctx, stream.Config[Event]{
 		URL:                u.String(),
@@ -151,7 +158,7 @@ func (c *Client) Stream(ctx context.Context, class AssetType, opts ...StreamOpti
 		return nil, wait.Ended(ctx, err)
 	}
 	if prev != nil {
-		e.Go(prev.renew)
+		e.Go(prev.run)
 	}
 	return &Stream{e: e, prev: prev}, nil
 }
@@ -217,14 +224,34 @@ func (s *Stream) Subscribe(ctx context.Context, symbols []string, channels ...Ch
 	if err != nil {
 		return err
 	}
+	err = s.e.Subscribe(ctx, symbols, chans)
 	if s.prev != nil && slices.Contains(chans, string(ChannelQuote)) {
-		// Taken before the first push can arrive; one that fails is tried
-		// again, and the subscription goes ahead.
-		if err := s.prev.snapshotNew(ctx, symbols); err != nil {
-			s.e.ReportError(-1, err)
-		}
+		// Only what the service acknowledged costs a snapshot, taken in
+		// the Stream's own goroutine.
+		s.prev.add(s.quotesHeld(symbols, true))
 	}
-	return wait.Ended(ctx, s.e.Subscribe(ctx, symbols, chans))
+	return wait.Ended(ctx, err)
+}
+
+// quotesHeld returns the products among symbols whose quotes the Stream
+// holds (held true), as first subscribed, or those whose quotes it does
+// not (held false), as parsed. Symbols that do not parse are left out.
+func (s *Stream) quotesHeld(symbols []string, held bool) []stream.Symbol {
+	var out []stream.Symbol
+	for _, raw := range symbols {
+		sym, ok := s.e.Acked(raw, string(ChannelQuote))
+		if ok != held {
+			continue
+		}
+		if !held {
+			var err error
+			if sym, err = stream.ParseSymbol(raw); err != nil {
+				continue
+			}
+		}
+		out = append(out, sym)
+	}
+	return out
 }
 
 // Unsubscribe stops the given channels of the given products; with no
@@ -240,7 +267,11 @@ func (s *Stream) Unsubscribe(ctx context.Context, symbols []string, channels ...
 	if err != nil {
 		return err
 	}
-	return wait.Ended(ctx, s.e.Unsubscribe(ctx, symbols, chans))
+	err = s.e.Unsubscribe(ctx, symbols, chans)
+	if s.prev != nil {
+		s.prev.forget(s.quotesHeld(symbols, false))
+	}
+	return wait.Ended(ctx, err)
 }
 
 // parseChannels checks channels and returns their wire names, each once.

@@ -64,7 +64,8 @@ type Event interface{ streamEvent() }
 
 // QuoteEvent is a pushed quote. Quote.Symbol is the code without region.
 // The service's quote pushes carry no previous close, so Quote.PrevClose,
-// Change and ChangePercent are zero unless the Stream has WithPrevClose.
+// Change and ChangePercent are zero unless the Stream has WithPrevClose
+// and knows the previous close of the quote's trading day.
 type QuoteEvent struct {
 	Code     string // the product's code, as subscribed
 	Region   Region // its region, as subscribed
@@ -121,7 +122,10 @@ type GapEvent struct {
 
 // ErrorEvent reports a problem the Stream carried on through: a push it
 // could not decode, a subscription the service refused when the connection
-// was renewed, or a WithPrevClose snapshot it will try again.
+// was renewed, or a WithPrevClose snapshot that failed or lacked the
+// previous close. When errors flood a consumer that has fallen behind, one
+// ErrorEvent says how many were left out and wraps the last (see
+// WithBuffer).
 type ErrorEvent struct {
 	Conn int   // which connection, from 0; -1 for none (a WithPrevClose snapshot)
 	Err  error // what went wrong, its text scrubbed of the token and bounded

@@ -90,6 +90,7 @@ type streamSettings struct {
 	staleAfter     time.Duration
 	authRetries    int
 	prevClose      bool
+	prevCloseRetry [2]time.Duration // tests' waits between snapshots; zero: the defaults
 	maxConns       int
 	maxSymbols     int
 	symbolsPerConn int

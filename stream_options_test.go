@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,11 +16,10 @@ import (
 
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/internal/wssim"
-	"github.com/d19c4e34/itick/markettest"
 )
 
-// Tests of the stream options: buffers, re-authentication, previous close,
-// plan caps and the stream URL.
+// Tests of the stream options: buffers, re-authentication, plan caps and
+// the stream URL.
 
 // WithBufferBytes bounds the buffered events by the size of their frames:
 // the policy drops at whichever bound comes first.
@@ -126,103 +124,6 @@ func TestStream_RetriesARefusedReauthentication(t *testing.T) {
 				t.Errorf("Err = %v, want the Stream running", err)
 			}
 		})
-	}
-}
-
-// Behaviour 19: with WithPrevClose, every QuoteEvent carries the previous
-// close of a REST quote snapshot taken when the product is subscribed, and
-// again when its trading day changes; one batch call each time, on the
-// client's limiter, counted in Stats. Without it the fields are zero.
-func TestStream_PrevCloseFromSnapshots(t *testing.T) {
-	t.Parallel()
-	var now atomic.Int64
-	day1 := time.Date(2025, 3, 4, 2, 30, 0, 0, time.UTC) // 10:30 in Hong Kong, a Tuesday
-	now.Store(day1.UnixNano())
-	c, _ := newSimClient(t, []markettest.Option{markettest.WithClock(func() time.Time { return time.Unix(0, now.Load()).UTC() }),
-		markettest.WithStreamInterval(5 * time.Millisecond)})
-	ctx := context.Background()
-	plain, err := c.Stream(ctx, itick.AssetStock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer plain.Close()
-	s, err := c.Stream(ctx, itick.AssetStock, itick.WithPrevClose())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	for _, st := range []*itick.Stream{plain, s} {
-		if err := st.Subscribe(ctx, []string{"700$HK", "9988$HK"}, itick.ChannelQuote); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if st := c.Stats(); st.Requests != 1 {
-		t.Errorf("%d requests for the snapshot of two products, want one batch call", st.Requests)
-	}
-	want, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, _ := nextOf[itick.QuoteEvent](t, s)
-	for q.Code != "700" {
-		q, _ = nextOf[itick.QuoteEvent](t, s)
-	}
-	if q.Quote.PrevClose != want["700"].PrevClose || q.Quote.PrevClose == 0 ||
-		math.Abs(q.Quote.Change-(q.Quote.Last-q.Quote.PrevClose)) > 1e-9 ||
-		math.Abs(q.Quote.ChangePercent-q.Quote.Change/q.Quote.PrevClose*100) > 1e-9 {
-		t.Errorf("quote %+v, want the previous close %v of the REST quote and the change from it", q.Quote, want["700"].PrevClose)
-	}
-	if pq, _ := nextOf[itick.QuoteEvent](t, plain); pq.Quote.PrevClose != 0 || pq.Quote.Change != 0 || pq.Quote.ChangePercent != 0 {
-		t.Errorf("without WithPrevClose: %+v, want the fields zero", pq.Quote)
-	}
-
-	// The next trading day: its first pushes bring a new snapshot.
-	before := c.Stats().Requests
-	now.Store(day1.Add(24 * time.Hour).UnixNano())
-	want2, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want2["700"].PrevClose == want["700"].PrevClose {
-		t.Fatalf("the simulator's previous close did not change with the day: %v", want2["700"].PrevClose)
-	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		q, _ := nextOf[itick.QuoteEvent](t, s)
-		if q.Code == "700" && q.Quote.PrevClose == want2["700"].PrevClose {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no quote with the new day's previous close %v; last %+v", want2["700"].PrevClose, q.Quote)
-		}
-	}
-	if n := c.Stats().Requests - before; n != 2 { // the test's own call, and one renewal for both products
-		t.Errorf("%d requests after the day changed, want the test's own and one renewal", n)
-	}
-}
-
-// A snapshot WithPrevClose cannot take does not fail the subscription: an
-// ErrorEvent with no connection says so, and the quotes flow.
-func TestStream_PrevCloseSnapshotFailureIsReported(t *testing.T) {
-	t.Parallel()
-	at := time.Date(2025, 3, 4, 2, 30, 0, 0, time.UTC)
-	c, srv := newSimClient(t, []markettest.Option{markettest.WithClock(func() time.Time { return at }),
-		markettest.WithStreamInterval(5 * time.Millisecond)}, itick.WithRetries(0))
-	s, err := c.Stream(context.Background(), itick.AssetStock, itick.WithPrevClose())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	srv.FailNext(1, http.StatusServiceUnavailable)
-	if err := s.Subscribe(context.Background(), []string{"700$HK"}, itick.ChannelQuote); err != nil {
-		t.Fatalf("Subscribe = %v, want the subscription despite the snapshot", err)
-	}
-	e, _ := nextOf[itick.ErrorEvent](t, s)
-	if e.Conn != -1 || !errors.Is(e.Err, itick.ErrNotFound) && !strings.Contains(e.Err.Error(), "previous close") {
-		t.Errorf("ErrorEvent = %+v, want one for the snapshot, on no connection", e)
-	}
-	if q, _ := nextOf[itick.QuoteEvent](t, s); q.Code != "700" {
-		t.Errorf("quote %+v", q)
 	}
 }
 
@@ -413,68 +314,4 @@ func TestStreamURL(t *testing.T) {
 			t.Errorf("base %s: URL = %s, want %s", tt.base, got, tt.want)
 		}
 	}
-}
-
-// A push of the day before, in flight when the day changed, asks for no
-// renewal; nor do pushes of a day whose renewal was asked for already,
-// though the REST quote lags behind them: one renewal per new day, not
-// one per push.
-func TestStream_PrevCloseRenewsOncePerDay(t *testing.T) {
-	t.Parallel()
-	day := func(n int) time.Time { return time.Date(2025, 3, 3+n, 2, 30, 0, 0, time.UTC) } // 10:30 in Hong Kong
-	var restDay atomic.Int32                                                               // the day REST quotes are of
-	var requests atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		n := int(restDay.Load())
-		fmt.Fprintf(w, `{"code":0,"data":{"700":{"s":"700","ld":120,"p":%d,"t":%d}}}`, 100+n, day(n).UnixMilli())
-	}))
-	defer srv.Close()
-	c := newServerClient(t, srv, testToken)
-	p := itick.NewPrevCloses(c, func(err error) { t.Errorf("renewal failed: %v", err) })
-	defer p.Close()
-	if err := p.Subscribe(t.Context(), "700$HK"); err != nil {
-		t.Fatal(err)
-	}
-	push := func(n int) itick.Quote {
-		q := itick.Quote{Last: 120, Time: day(n)}
-		p.Fill("700$HK", &q)
-		return q
-	}
-	settle := func(what string, wantRequests int32, wantPrev float64) {
-		t.Helper()
-		deadline := time.Now().Add(15 * time.Second)
-		for p.Pending() > 0 || requests.Load() != wantRequests || push(0).PrevClose != wantPrev {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %d requests, %d pending, previous close %v; want %d, none and %v",
-					what, requests.Load(), p.Pending(), push(0).PrevClose, wantRequests, wantPrev)
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
-	if q := push(0); q.PrevClose != 100 || q.Change != 20 {
-		t.Fatalf("first push: %+v, want the snapshot's previous close", q)
-	}
-
-	restDay.Store(1)
-	push(1) // the next day: one renewal
-	settle("after the day changed", 2, 101)
-	for range 10 {
-		push(0) // in flight from the day before
-	}
-	if n := p.Pending(); n != 0 {
-		t.Errorf("pushes of the day before marked %d products for renewal", n)
-	}
-
-	push(2) // REST still answers with day 1: it lags behind the pushes
-	settle("after the second day changed", 3, 101)
-	for range 10 {
-		push(2)
-	}
-	if n, r := p.Pending(), requests.Load(); n != 0 || r != 3 {
-		t.Errorf("pushes of a day already renewed for: %d pending, %d requests; want none and 3", n, r)
-	}
-	restDay.Store(3)
-	push(3)
-	settle("on the third day", 4, 103)
 }
