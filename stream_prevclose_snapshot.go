@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/d19c4e34/itick/internal/stream"
 	"github.com/d19c4e34/itick/internal/transport"
 )
 
@@ -19,11 +20,18 @@ import (
 // maxNamed bounds the products an ErrorEvent of a snapshot names.
 const maxNamed = 10
 
+// asked is a book to ask for, with its product as it was when it was
+// found due: add may change a book's form meanwhile, under mu.
+type asked struct {
+	b   *prevBook
+	sym stream.Symbol
+}
+
 // due returns the books to ask for now, or how long until the next is due
 // (-1: none waits). A product the Stream no longer holds subscribed to
 // quotes is let go instead.
-func (p *prevCloses) due(now time.Time) ([]*prevBook, time.Duration) {
-	var ready []*prevBook
+func (p *prevCloses) due(now time.Time) ([]asked, time.Duration) {
+	var ready []asked
 	wait := time.Duration(-1)
 	p.mu.RLock()
 	for _, b := range p.books {
@@ -40,17 +48,17 @@ func (p *prevCloses) due(now time.Time) ([]*prevBook, time.Duration) {
 			}
 			continue
 		}
-		ready = append(ready, b)
+		ready = append(ready, asked{b, b.sym})
 	}
 	p.mu.RUnlock()
 	todo := ready[:0]
-	for _, b := range ready {
-		if p.held(b.sym.String()) {
-			todo = append(todo, b)
+	for _, a := range ready {
+		if p.held(a.sym.String()) {
+			todo = append(todo, a)
 			continue
 		}
 		p.mu.Lock()
-		b.gone = true
+		a.b.gone = true
 		p.mu.Unlock()
 	}
 	return todo, wait
@@ -58,12 +66,12 @@ func (p *prevCloses) due(now time.Time) ([]*prevBook, time.Duration) {
 
 // snapshot asks for books' quotes: one batch call per region and exchange,
 // each bounded by prevCloseTimeout.
-func (p *prevCloses) snapshot(ctx context.Context, books []*prevBook) {
+func (p *prevCloses) snapshot(ctx context.Context, todo []asked) {
 	type group struct{ region, exchange string }
-	groups := make(map[group][]*prevBook)
-	for _, b := range books {
-		g := group{strings.ToUpper(b.sym.Region), strings.ToUpper(b.sym.Exchange)}
-		groups[g] = append(groups[g], b)
+	groups := make(map[group][]asked)
+	for _, a := range todo {
+		g := group{strings.ToUpper(a.sym.Region), strings.ToUpper(a.sym.Exchange)}
+		groups[g] = append(groups[g], a)
 	}
 	keys := make([]group, 0, len(groups))
 	for g := range groups {
@@ -73,11 +81,11 @@ func (p *prevCloses) snapshot(ctx context.Context, books []*prevBook) {
 		return cmp.Or(cmp.Compare(a.region, b.region), cmp.Compare(a.exchange, b.exchange))
 	})
 	for _, g := range keys {
-		bs := groups[g]
-		slices.SortFunc(bs, func(a, b *prevBook) int { return cmp.Compare(a.sym.Code, b.sym.Code) })
-		codes := make([]string, len(bs))
-		for i, b := range bs {
-			codes[i] = b.sym.Code
+		as := groups[g]
+		slices.SortFunc(as, func(a, b asked) int { return cmp.Compare(a.sym.Code, b.sym.Code) })
+		codes := make([]string, len(as))
+		for i, a := range as {
+			codes[i] = a.sym.Code
 		}
 		var opts []QuoteOption
 		if g.exchange != "" {
@@ -89,14 +97,14 @@ func (p *prevCloses) snapshot(ctx context.Context, books []*prevBook) {
 		if ctx.Err() != nil {
 			return // the Stream has ended
 		}
-		p.apply(bs, quotes, err, time.Now())
+		p.apply(as, quotes, err, time.Now())
 	}
 }
 
 // apply keeps what a snapshot of books brought, schedules the next try of
 // those it did not bring (or brought of a day before their pushes'), and
 // reports the failures not reported already.
-func (p *prevCloses) apply(books []*prevBook, quotes map[string]Quote, err error, now time.Time) {
+func (p *prevCloses) apply(todo []asked, quotes map[string]Quote, err error, now time.Time) {
 	chunkErr := make(map[string]error) // by upper-case code, from a *BatchError
 	var be *BatchError
 	if errors.As(err, &be) {
@@ -114,14 +122,15 @@ func (p *prevCloses) apply(books []*prevBook, quotes map[string]Quote, err error
 	}
 	var reports []failure
 	p.mu.Lock()
-	for _, b := range books {
-		if p.books[upperSymbol(b.sym)] != b {
+	for _, a := range todo {
+		b := a.b
+		if p.books[upperSymbol(a.sym)] != b {
 			continue // forgotten meanwhile
 		}
-		q, ok := findQuote(quotes, b.sym.Code)
+		q, ok := findQuote(quotes, a.sym.Code)
 		why := err
 		if be != nil {
-			why = chunkErr[strings.ToUpper(b.sym.Code)]
+			why = chunkErr[strings.ToUpper(a.sym.Code)]
 		}
 		switch {
 		case why != nil && !ok:
