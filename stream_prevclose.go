@@ -51,7 +51,7 @@ const (
 	prevCloseRetryMin = time.Second
 	prevCloseRetryMax = 5 * time.Minute
 	// prevCloseTimeout bounds one snapshot: a 429 asking for a longer wait
-	// ends the call at once (behaviour 15), and the schedule waits it out.
+	// ends the call at once, and the schedule waits it out.
 	prevCloseTimeout = 30 * time.Second
 )
 
