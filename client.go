@@ -188,11 +188,33 @@ func (c Client) Format(f fmt.State, _ rune) { fmt.Fprint(f, c.String()) }
 // http.Client.CloseIdleConnections does: call it on shutdown, or before a
 // leak check in a test. Requests in flight are left alone, and later ones
 // open connections again.
+//
+// A transport that wraps another (a tracing or metrics RoundTripper) and
+// has no CloseIdleConnections of its own is looked through when it says
+// what it wraps with an Unwrap() http.RoundTripper method.
 func (c *Client) CloseIdleConnections() {
 	type closeIdler interface{ CloseIdleConnections() }
-	if t, ok := c.attempt.Base.(closeIdler); ok {
+	if t, ok := findTransport[closeIdler](c.attempt.Base); ok {
 		t.CloseIdleConnections()
 	}
+}
+
+// findTransport returns the first RoundTripper of type T in rt's chain:
+// rt itself, then what each wrapper's Unwrap() http.RoundTripper method
+// returns, followed down.
+func findTransport[T any](rt http.RoundTripper) (T, bool) {
+	for range 16 { // a chain of wrappers, never a cycle
+		if t, ok := rt.(T); ok {
+			return t, true
+		}
+		w, ok := rt.(interface{ Unwrap() http.RoundTripper })
+		if !ok {
+			break
+		}
+		rt = w.Unwrap()
+	}
+	var zero T
+	return zero, false
 }
 
 // BaseURL returns the address requests go to.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -407,5 +408,69 @@ func TestCloseIdleConnectionsLeavesNoGoroutine(t *testing.T) {
 	c.CloseIdleConnections()
 	if err := goleak.Find(before); err != nil {
 		t.Errorf("after CloseIdleConnections: %v", err)
+	}
+}
+
+// idleCloser wraps a transport, says which, and has a CloseIdleConnections
+// of its own, which it counts before passing it on.
+type idleCloser struct {
+	wrapping
+	calls *atomic.Int32
+}
+
+func (c idleCloser) CloseIdleConnections() {
+	c.calls.Add(1)
+	c.inner.(interface{ CloseIdleConnections() }).CloseIdleConnections()
+}
+
+// CloseIdleConnections closes the idle connections of a transport under
+// wrappers that say what they wrap (Unwrap() http.RoundTripper), and lets
+// the first wrapper that closes its own do so: the next request opens a
+// new connection.
+func TestCloseIdleConnectionsFollowsUnwrap(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	for _, tc := range []struct {
+		name      string
+		wrap      func(*http.Transport) http.RoundTripper
+		wantCalls int32
+	}{
+		{"one wrapper", func(tr *http.Transport) http.RoundTripper { return wrapping{tr} }, 0},
+		{"wrappers in a row", func(tr *http.Transport) http.RoundTripper { return wrapping{wrapping{wrapping{tr}}} }, 0},
+		{"a wrapper that closes its own", func(tr *http.Transport) http.RoundTripper {
+			return wrapping{idleCloser{wrapping{tr}, &calls}}
+		}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls.Store(0)
+			var conns atomic.Int32
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.WriteString(w, `{"code":0,"data":{"700":{"s":"700","ld":1}}}`)
+			}))
+			srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+				if s == http.StateNew {
+					conns.Add(1)
+				}
+			}
+			srv.Start()
+			tr := &http.Transport{}
+			t.Cleanup(tr.CloseIdleConnections)
+			c := newServerClient(t, srv, testToken, itick.WithHTTPClient(&http.Client{Transport: tc.wrap(tr)}))
+			ctx := within(t)
+			for i := range 2 {
+				if _, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700"}); err != nil {
+					t.Fatal(err)
+				}
+				if i == 0 {
+					c.CloseIdleConnections()
+				}
+			}
+			if n := conns.Load(); n != 2 {
+				t.Errorf("%d connections for two requests with CloseIdleConnections between them, want 2", n)
+			}
+			if n := calls.Load(); n != tc.wantCalls {
+				t.Errorf("the wrapper's CloseIdleConnections called %d times, want %d", n, tc.wantCalls)
+			}
+		})
 	}
 }

@@ -306,7 +306,7 @@ func parseChannels(channels []Channel, emptyOK bool) ([]string, error) {
 // reconnection would otherwise leave a connection, and the goroutines
 // that serve it, in the REST pool for as long as the pool keeps it.
 func handshakeTransport(base http.RoundTripper) *http.Transport {
-	t, ok := unwrapTransport(base)
+	t, ok := findTransport[*http.Transport](base)
 	if !ok {
 		t, ok = http.DefaultTransport.(*http.Transport)
 	}
@@ -316,22 +316,6 @@ func handshakeTransport(base http.RoundTripper) *http.Transport {
 	t = t.Clone()
 	t.DisableKeepAlives = true
 	return t
-}
-
-// unwrapTransport finds the *http.Transport under rt, following the
-// Unwrap() http.RoundTripper methods of the wrappers that have one.
-func unwrapTransport(rt http.RoundTripper) (*http.Transport, bool) {
-	for range 16 { // a chain of wrappers, never a cycle
-		switch t := rt.(type) {
-		case *http.Transport:
-			return t, true
-		case interface{ Unwrap() http.RoundTripper }:
-			rt = t.Unwrap()
-		default:
-			return nil, false
-		}
-	}
-	return nil, false
 }
 
 // streamSymbol is the wire form of a pushed or subscribed product.
