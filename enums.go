@@ -136,11 +136,18 @@ func (i Interval) MarshalText() ([]byte, error) {
 }
 
 // UnmarshalText reads what ParseInterval accepts, so "1d" in a JSON or
-// YAML config, or a query string, decodes; an error leaves i as it was.
+// YAML config, or a query string, decodes, and every text MarshalText
+// writes: the kType number of a value with no short form, such as the "0"
+// of an unset field, reads back as that value (a kline call refuses it, as
+// ParseInterval does). An error leaves i as it was.
 func (i *Interval) UnmarshalText(b []byte) error {
 	v, err := ParseInterval(string(b))
 	if err != nil {
-		return err
+		n, nerr := strconv.Atoi(strings.TrimSpace(string(b)))
+		if nerr != nil {
+			return err
+		}
+		v = Interval(n)
 	}
 	*i = v
 	return nil

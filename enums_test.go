@@ -3,6 +3,8 @@ package itick_test
 import (
 	"encoding/json"
 	"errors"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -238,4 +240,70 @@ func TestIntervalText(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"Every":"fortnight"}`), &back); !errors.Is(err, itick.ErrInvalidArgument) || back.Every != itick.OneMonth {
 		t.Errorf("Unmarshal of a bad interval = %v, left %v", err, back.Every)
 	}
+}
+
+// Every Interval value round-trips as text: MarshalText writes the short
+// form, or the kType number of a value with none (the zero Interval of an
+// unset field), and UnmarshalText reads each back as the same value.
+func TestIntervalTextRoundTrip(t *testing.T) {
+	t.Parallel()
+	values := []itick.Interval{math.MinInt, math.MinInt + 1, -1 << 40, math.MaxInt - 1, math.MaxInt}
+	for n := -1000; n <= 1000; n++ {
+		values = append(values, itick.Interval(n))
+	}
+	for _, iv := range values {
+		checkIntervalText(t, iv)
+	}
+	type config struct{ Every, Unset itick.Interval }
+	b, err := json.Marshal(config{Every: itick.OneWeek})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := config{Unset: itick.OneDay}
+	if err := json.Unmarshal(b, &back); err != nil || back != (config{Every: itick.OneWeek}) {
+		t.Errorf("json of %s read back as %+v, %v; want the zero Interval kept", b, back, err)
+	}
+	// ParseInterval still takes only intervals a call accepts.
+	if _, err := itick.ParseInterval("0"); !errors.Is(err, itick.ErrInvalidArgument) {
+		t.Errorf(`ParseInterval("0") = %v, want ErrInvalidArgument`, err)
+	}
+}
+
+// checkIntervalText asserts that iv's text reads back as iv.
+func checkIntervalText(t *testing.T, iv itick.Interval) {
+	t.Helper()
+	b, err := iv.MarshalText()
+	if err != nil {
+		t.Fatalf("Interval(%d).MarshalText: %v", int(iv), err)
+	}
+	var back itick.Interval
+	if err := back.UnmarshalText(b); err != nil || back != iv {
+		t.Fatalf("Interval(%d) as %q reads back as %d, %v", int(iv), b, int(back), err)
+	}
+}
+
+// FuzzIntervalText: every value's text reads back as the value, and text
+// that UnmarshalText accepts writes back as text that reads as the same.
+func FuzzIntervalText(f *testing.F) {
+	for _, s := range []string{"0", "1d", "1M", "OneDay", " 8 ", "-3", "42", "9223372036854775807", "x"} {
+		f.Add(int64(len(s)), s)
+	}
+	f.Fuzz(func(t *testing.T, n int64, s string) {
+		if n == int64(int(n)) {
+			checkIntervalText(t, itick.Interval(n))
+		}
+		var iv itick.Interval
+		if err := iv.UnmarshalText([]byte(s)); err != nil {
+			if !errors.Is(err, itick.ErrInvalidArgument) || iv != 0 {
+				t.Fatalf("UnmarshalText(%q) = %v, left %d; want ErrInvalidArgument and the value untouched", s, err, int(iv))
+			}
+			return
+		}
+		checkIntervalText(t, iv)
+		if _, err := strconv.Atoi(strings.TrimSpace(s)); err != nil {
+			if p, err := itick.ParseInterval(s); err != nil || p != iv {
+				t.Fatalf("UnmarshalText(%q) = %d, but ParseInterval gives %d, %v", s, int(iv), int(p), err)
+			}
+		}
+	})
 }
