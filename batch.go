@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/d19c4e34/itick/internal/batch"
 	"github.com/d19c4e34/itick/internal/codec"
@@ -36,6 +37,14 @@ func fetchBatch[T any](ctx context.Context, c *Client, path string, region Regio
 	if err != nil {
 		return nil, invalidArg("%v", err)
 	}
+	return fetchChunks(ctx, c, path, region, norm, caseTwins(norm), extra, read, done)
+}
+
+// fetchChunks is fetchBatch of codes already checked and normalised;
+// twins are the codes of the whole call that another code of it matches
+// but for case (see caseTwins).
+func fetchChunks[T any](ctx context.Context, c *Client, path string, region Region, norm []string,
+	twins map[string]bool, extra url.Values, read codec.Reader[map[string]T], done func(map[string]T)) (map[string]T, error) {
 	chunks := batch.Split(norm, c.batchSize)
 	results := make([]map[string]T, len(chunks))
 	fetch := func(ctx context.Context, i int) error {
@@ -48,7 +57,7 @@ func fetchBatch[T any](ctx context.Context, c *Client, path string, region Regio
 		if err != nil {
 			return err
 		}
-		keepAsked(got, chunks[i])
+		keepAsked(got, chunks[i], twins)
 		if done != nil {
 			done(got)
 		}
@@ -109,27 +118,77 @@ func fetchBatch[T any](ctx context.Context, c *Client, path string, region Regio
 	return merged, nil
 }
 
-// keepAsked drops from got the codes the chunk did not ask for: a result
-// map holds only requested codes.
-func keepAsked[T any](got map[string]T, asked []string) {
-	if len(got) <= len(asked) {
-		all := true
-		for k := range got {
-			if !slices.Contains(asked, k) {
-				all = false
-				break
-			}
-		}
-		if all {
-			return
-		}
-	}
+// keepAsked keeps in got only the codes the chunk asked for: a result map
+// holds only requested codes. A code the service answered in another case
+// ("AAPL" for "aapl") is kept under the code asked when it is the only
+// candidate: no code of the call is a twin of it (see caseTwins), the
+// service did not also answer the code as asked, and no other key of the
+// answer matches it but for case. Anything else is dropped, not guessed.
+func keepAsked[T any](got map[string]T, asked []string, twins map[string]bool) {
+	var strays []string
 	for k := range got {
 		if !slices.Contains(asked, k) {
-			delete(got, k)
+			strays = append(strays, k)
 		}
 	}
+	if len(strays) == 0 {
+		return
+	}
+	// Each code asked that is no twin claims the strays that match it but
+	// for case; one matched by two strays keeps neither ("").
+	byFold := make(map[string]string, len(asked))
+	for _, c := range asked {
+		if !twins[c] {
+			byFold[foldCase(c)] = c
+		}
+	}
+	claims := make(map[string]string)
+	for _, k := range strays {
+		c, ok := byFold[foldCase(k)]
+		if !ok || !strings.EqualFold(c, k) {
+			continue
+		}
+		if _, taken := claims[c]; taken {
+			claims[c] = ""
+		} else {
+			claims[c] = k
+		}
+	}
+	for c, k := range claims {
+		if _, exact := got[c]; !exact && k != "" {
+			got[c] = got[k]
+		}
+	}
+	for _, k := range strays {
+		delete(got, k)
+	}
 }
+
+// caseTwins returns the codes that another code of codes matches but for
+// case ("aapl" and "AAPL"), nil when there are none: an answer in another
+// case could be meant for either, so none is guessed for them.
+func caseTwins(codes []string) map[string]bool {
+	if len(codes) < 2 {
+		return nil
+	}
+	var twins map[string]bool
+	seen := make(map[string]string, len(codes))
+	for _, c := range codes {
+		key := foldCase(c)
+		if other, dup := seen[key]; dup {
+			if twins == nil {
+				twins = make(map[string]bool)
+			}
+			twins[c], twins[other] = true, true
+			continue
+		}
+		seen[key] = c
+	}
+	return twins
+}
+
+// foldCase is the key under which codes that match but for case meet.
+func foldCase(code string) string { return strings.ToLower(strings.ToUpper(code)) }
 
 // MissingCodes returns the codes of a batch call that its result lacks, in
 // request order, normalised as the batch calls normalise them (trimmed,

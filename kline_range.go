@@ -125,6 +125,7 @@ type rangeRun struct {
 	*span.Run[Kline]
 	spec   *rangeSpec
 	path   string
+	twins  map[string]bool // codes of the call asked in another case too (caseTwins)
 	logger *slog.Logger
 	mu     sync.Mutex // one page at a time, so progress is never reported concurrently
 }
@@ -135,7 +136,7 @@ func newRangeRun(m market, spec *rangeSpec, path string, codes []string) (*range
 	if err != nil {
 		return nil, invalidArg("WithResume: %v", err)
 	}
-	return &rangeRun{Run: books, spec: spec, path: path, logger: m.c.attempt.Logger}, nil
+	return &rangeRun{Run: books, spec: spec, path: path, twins: caseTwins(codes), logger: m.c.attempt.Logger}, nil
 }
 
 // page records one answered request, candles per code for the codes of
@@ -288,7 +289,7 @@ func (m market) sendRound(ctx context.Context, run *rangeRun, path string, chunk
 		if err != nil {
 			return err
 		}
-		_, err = fetchBatch(ctx, m.c, path, spec.region, ch.Codes, req.query, seriesReader.Read,
+		_, err = fetchChunks(ctx, m.c, path, spec.region, ch.Codes, run.twins, req.query, seriesReader.Read,
 			func(got map[string][]Kline) { run.page(ctx, got, ch) })
 		return err
 	}
