@@ -97,10 +97,13 @@
 // closed: it returns an error wrapping the one from go-redis (errors.Is and
 // errors.As find it, *net.OpError or redis.Error included) or
 // ErrRedisTimeout, never a context error unless the context was the
-// reason. WithFallback chooses to go on instead, under a local limiter at a
-// stated share of the quota (1/n for a fleet of n processes), logging when
-// it switches (Warn) and when Redis is back (Info) through WithLogger, and
-// trying Redis again about once a second. A Limiter with a fallback waits for Redis at most half of the time
+// reason. go-redis dials a down server again until the request's deadline
+// and then reports only the deadline; New's hook on the client notes each
+// dial, so ErrRedisTimeout then wraps the refused dial too. WithFallback
+// chooses to go on instead, under a local limiter at a stated share of the
+// quota (1/n for a fleet of n processes), logging when it switches (Warn)
+// and when Redis is back (Info) through WithLogger, and trying Redis again
+// about once a second. A Limiter with a fallback waits for Redis at most half of the time
 // left before a caller's deadline (but at least 50 ms, and at most the
 // timeout) before it counts Redis as failing, so that the fallback can
 // still grant the call in time.

@@ -57,11 +57,15 @@ type Limiter struct {
 
 	mu      sync.Mutex
 	pending []string // calls to give back with the next request to Redis
+
+	dials atomic.Pointer[dialOutcome] // the client's latest dial (dialWatch)
 }
 
 // New returns a Limiter that lets at most perMinute calls start in any
 // window (DefaultWindow unless WithWindow), counted in the Redis key key
-// across every process that uses it. New sends nothing to Redis.
+// across every process that uses it. New sends nothing to Redis; it adds
+// a hook to rdb that notes how each of its dials ends, so that a Wait that
+// Redis leaves unanswered can say why (a refused connection).
 //
 // A nil client, an empty key or a perMinute below 1 is an error matching
 // itick.ErrInvalidArgument.
@@ -99,6 +103,7 @@ func New(rdb redis.UniversalClient, key string, perMinute int, opts ...Option) (
 	if s.share > 0 {
 		l.fb = newFallback(l, s.share)
 	}
+	rdb.AddHook(dialWatch{&l.dials})
 	return l, nil
 }
 
@@ -170,6 +175,7 @@ func (l *Limiter) try(ctx context.Context, member string) (reply, error) {
 	// The request keeps ctx's values (for tracing hooks) but not its end:
 	// go-redis reads a context's deadline, not its cancellation, and the
 	// request must end by the timeout in any case.
+	start := time.Now()
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.timeout)
 	answer := make(chan reply) // unbuffered: the answer has one owner
 	gone := make(chan struct{})
@@ -216,7 +222,7 @@ func (l *Limiter) try(ctx context.Context, member string) (reply, error) {
 			// go-redis may see the deadline pass on its connection before
 			// rctx's own timer marks it.
 			requestDeadline, _ := rctx.Deadline()
-			return r, l.redisError(r.err, !time.Now().Before(requestDeadline), bound)
+			return r, l.redisError(l.cause(r.err, start), !time.Now().Before(requestDeadline), bound)
 		}
 		return r, nil
 	case <-ctx.Done():
@@ -227,21 +233,7 @@ func (l *Limiter) try(ctx context.Context, member string) (reply, error) {
 	if ctx.Err() != nil {
 		return reply{}, ctx.Err()
 	}
-	return reply{}, fmt.Errorf("%w (%s, key %q)", ErrRedisTimeout, bound, l.key)
-}
-
-// redisError wraps err, from a request that failed; timedOut says the
-// request's own deadline had passed. An error go-redis took from that
-// deadline must not match context.DeadlineExceeded: the caller's context
-// was not the reason.
-func (l *Limiter) redisError(err error, timedOut bool, bound time.Duration) error {
-	switch {
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
-		return fmt.Errorf("%w (%s, key %q): %v", ErrRedisTimeout, bound, l.key, err)
-	case timedOut:
-		return fmt.Errorf("%w (%s, key %q): %w", ErrRedisTimeout, bound, l.key, err)
-	}
-	return fmt.Errorf("redisquota: key %q: %w", l.key, err)
+	return reply{}, l.timeoutError(bound, l.dialFailure(start))
 }
 
 // settleLate handles the answer to a request whose caller has gone: a call
