@@ -41,6 +41,10 @@ func newRangeSpec(now time.Time, region Region, interval Interval, from, to time
 		return rangeSpec{}, invalidArg("range start (from) is the zero time")
 	case to.IsZero():
 		return rangeSpec{}, invalidArg("range end (to) is the zero time")
+	case !span.FitsUnixMilli(from):
+		return rangeSpec{}, invalidArg("range start (from) %s is outside the times the service's Unix milliseconds can express", from.UTC().Format(time.RFC3339Nano))
+	case !span.FitsUnixMilli(to) && !to.After(now): // a later one means now
+		return rangeSpec{}, invalidArg("range end (to) %s is outside the times the service's Unix milliseconds can express", to.UTC().Format(time.RFC3339Nano))
 	case !from.Before(to):
 		return rangeSpec{}, invalidArg("range start %s is not before its end %s",
 			from.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano))

@@ -363,6 +363,10 @@ func TestKlineRangeValidation(t *testing.T) {
 		{"page size 0", itick.OneDay, rangeFrom, rangeTo, []itick.KlineOption{itick.WithPageSize(0)}, "WithPageSize(0)"},
 		{"page size 501", itick.OneDay, rangeFrom, rangeTo, []itick.KlineOption{itick.WithPageSize(501)}, "500"},
 		{"page size -1", itick.OneDay, rangeFrom, rangeTo, []itick.KlineOption{itick.WithPageSize(-1)}, "-1"},
+		{"from before Unix milliseconds", itick.OneDay, time.Date(-300_000_000, 1, 1, 0, 0, 0, 0, time.UTC), rangeTo, nil,
+			"range start (from) -300000000-01-01T00:00:00Z is outside the times the service's Unix milliseconds can express"},
+		{"to before Unix milliseconds", itick.OneDay, rangeFrom, time.Date(-300_000_000, 1, 1, 0, 0, 0, 0, time.UTC), nil,
+			"range end (to)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ package span
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -48,7 +49,6 @@ type Spec[K any] struct {
 func NewSpec[K any](from, to time.Time, page int, d time.Duration, u Unit, name string,
 	at func(K) time.Time) Spec[K] {
 	s := Spec[K]{From: from, To: to, Page: page, Name: name, Time: at}
-	span := to.Sub(from)
 	switch u {
 	case Hourly:
 		s.gap = d
@@ -57,11 +57,11 @@ func NewSpec[K any](from, to time.Time, page int, d time.Duration, u Unit, name 
 	}
 	switch u {
 	case Weekly:
-		s.capacity = ceilDiv(span, 7*24*time.Hour) + 1
+		s.capacity = spans(from, to, 7*24*time.Hour) + 1
 	case Monthly:
-		s.capacity = ceilDiv(span, 28*24*time.Hour) + 1
+		s.capacity = spans(from, to, 28*24*time.Hour) + 1
 	default:
-		s.capacity = ceilDiv(span, s.gap)
+		s.capacity = spans(from, to, s.gap)
 	}
 	// A candle before from within reach is the one just before the range,
 	// as an honest page shows it; one further back is taken for a stray,
@@ -71,11 +71,36 @@ func NewSpec[K any](from, to time.Time, page int, d time.Duration, u Unit, name 
 	return s
 }
 
-func ceilDiv(a, b time.Duration) int {
-	if a <= 0 {
+// spans is how many steps of d (whole seconds, at least one) [from, to)
+// touches: the span divided by d, rounded up. It counts in seconds, so
+// that a span of centuries, longer than a time.Duration holds, neither
+// saturates nor overflows; times must be within a few hundred million
+// years of each other (FitsUnixMilli).
+func spans(from, to time.Time, d time.Duration) int {
+	secs := to.Unix() - from.Unix()
+	if to.Nanosecond() > from.Nanosecond() {
+		secs++ // a part of a second counts as one: no step fits in it
+	}
+	step := int64(d / time.Second)
+	if secs <= 0 || step <= 0 {
 		return 0
 	}
-	return int((a + b - 1) / b)
+	n := secs / step
+	if secs%step != 0 {
+		n++
+	}
+	return int(min(n, 1<<30)) // far beyond any count of candles, and an int everywhere
+}
+
+// FitsUnixMilli reports whether t is within the times the service's Unix
+// milliseconds can express, about 292 million years either side of 1970.
+func FitsUnixMilli(t time.Time) bool {
+	return !t.Before(time.UnixMilli(math.MinInt64)) && !t.After(time.UnixMilli(math.MaxInt64))
+}
+
+// seconds is b - a in seconds, without a time.Duration's bound.
+func seconds(a, b time.Time) float64 {
+	return float64(b.Unix()-a.Unix()) + float64(b.Nanosecond()-a.Nanosecond())/1e9
 }
 
 // complete reports whether a code whose oldest candle starts at oldest
@@ -268,7 +293,7 @@ func (run *Run[K]) Progress() Progress {
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	p := Progress{Requests: run.requests, Candles: run.candles, Codes: len(run.codes), Reached: run.spec.From}
-	span := run.spec.To.Sub(run.spec.From).Seconds()
+	span := seconds(run.spec.From, run.spec.To)
 	var sum float64
 	for _, c := range run.codes {
 		st := run.state[c]
@@ -281,7 +306,7 @@ func (run *Run[K]) Progress() Progress {
 		if p.Reached.Before(end) {
 			p.Reached = end
 		}
-		sum += run.spec.To.Sub(end).Seconds() / span
+		sum += seconds(end, run.spec.To) / span
 	}
 	p.Fraction = sum / float64(max(len(run.codes), 1))
 	return p

@@ -117,3 +117,32 @@ func TestPlanSharesRequestsAcrossNearbyEnds(t *testing.T) {
 		t.Errorf("plan %+v, want LIVE and NEAR at to, FAR at its own end", got)
 	}
 }
+
+// Spans longer than a time.Duration holds (292 years) count their steps
+// in seconds: no saturation, no overflow, a part of a step counting whole.
+func TestSpansOfCenturies(t *testing.T) {
+	t.Parallel()
+	y1700 := time.Date(1700, 1, 1, 0, 0, 0, 0, time.UTC)
+	y2025 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	secs := y2025.Unix() - y1700.Unix()
+	for _, tc := range []struct {
+		name     string
+		from, to time.Time
+		d        time.Duration
+		u        Unit
+		want     int
+	}{
+		{"minutes", y1700, y2025, time.Minute, Hourly, int(secs / 60)},
+		{"minutes and a nanosecond", y1700, y2025.Add(time.Nanosecond), time.Minute, Hourly, int(secs/60) + 1},
+		{"a nanosecond less", y1700.Add(time.Nanosecond), y2025, time.Minute, Hourly, int(secs / 60)},
+		{"days, an hour closer", y1700, y2025, 24 * time.Hour, Daily, int((secs + 23*3600 - 1) / (23 * 3600))},
+		{"weeks", y1700, y2025, 7 * 24 * time.Hour, Weekly, int((secs+7*86400-1)/(7*86400)) + 1},
+		{"before 1970", time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(1960, 1, 2, 0, 0, 0, 0, time.UTC), time.Hour, Hourly, 24},
+		{"a hundred million years", time.Date(-100_000_000, 1, 1, 0, 0, 0, 0, time.UTC), y2025, time.Minute, Hourly, 1 << 30},
+	} {
+		s := NewSpec(tc.from, tc.to, 500, tc.d, tc.u, tc.name, at)
+		if s.capacity != tc.want {
+			t.Errorf("%s: capacity %d, want %d", tc.name, s.capacity, tc.want)
+		}
+	}
+}
