@@ -50,12 +50,15 @@
 // request per page per chunk. A page of bad data (a code's candles closer
 // together than their interval) ends that code's range with an *APIError
 // rather than a wrong series: a range is complete, or its code is in the
-// error. A failure returns what arrived with a *BatchError naming the codes
-// whose ranges are incomplete, and WithResume(have) completes such a result,
-// asking only for what is missing. WithClosedOnly, on any kline call, leaves
-// out the candle still forming on the client's clock. The [backfill guide]
-// has the rest: what counts as bad data, what a resume costs, and how
-// candles are aligned.
+// error; so does a full page that brings nothing older (the service
+// ignored et), rather than pass for the end of the history. A failure
+// returns what arrived with a *BatchError naming the codes whose ranges
+// are incomplete, and WithResume(have) completes such a result, or brings
+// a store up to date, asking only for what is missing at both ends (and
+// the newest candle held again, which may have been forming).
+// WithClosedOnly, on any kline call, leaves out the candle still forming on
+// the client's clock. The [backfill guide] has the rest: what counts as bad
+// data, what a resume costs, and how candles are aligned.
 //
 // # Streaming
 //

@@ -242,11 +242,14 @@ func WithProgress(fn func(RangeProgress)) KlineOption {
 }
 
 // WithResume makes KlineRange or KlinesRange complete have, the partial
-// result of an earlier call with the same from and to: a code in have is
-// asked only for [from, its oldest candle), a code absent or with no candle
-// in [from, to) for all of it, and the result holds have's candles in
-// [from, to) and the new ones. have is not modified. Other calls refuse it.
-// See the Backfilling section.
+// result of an earlier call over the same from, or a store brought up to
+// date: a code in have is asked only for what it lacks at both ends,
+// [from, its oldest candle) and [its newest candle, to), its newest candle
+// fetched again and replaced, as it may have been still forming when
+// stored; a code absent or with no candle in [from, to) is asked for all
+// of it. The result holds have's candles in [from, to) and the new ones.
+// have is not modified. Other calls refuse it. See the Backfilling
+// section.
 func WithResume(have map[string][]Kline) KlineOption {
 	return func(o *klineOptions) { o.resume, o.resumeSet = have, true }
 }

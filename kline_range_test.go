@@ -261,18 +261,22 @@ func TestKlineRangeEndsWhenHistoryRunsOut(t *testing.T) {
 	}
 }
 
-// TestKlineRangeStopsOnARepeatedPage is a service that ignores et: the
-// second page brings nothing older and ends the call instead of looping.
-func TestKlineRangeStopsOnARepeatedPage(t *testing.T) {
+// TestKlineRangeRefusesARepeatedPage is a service that ignores et: the
+// second page repeats the first, so the range is short of what its pages
+// say there is. It is an error for that code, keeping the newest page,
+// and the call stops instead of looping.
+func TestKlineRangeRefusesARepeatedPage(t *testing.T) {
 	t.Parallel()
 	to := time.Date(2024, 12, 31, 0, 0, 0, 0, time.UTC)
 	s := &rangeService{ignoreEt: true, series: map[string][]int64{"A": weekdays(rangeFrom, to), "B": weekdays(rangeFrom, to)}}
 	c := newServerClient(t, httptest.NewServer(s), testToken)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
+	const says = "ignored et or repeated a page"
 	got, err := c.Crypto.KlineRange(ctx, itick.RegionBA, "A", itick.OneDay, rangeFrom, rangeTo.AddDate(1, 0, 0), itick.WithPageSize(50))
-	if err != nil {
-		t.Fatal(err)
+	var apiErr *itick.APIError
+	if !errors.As(err, &apiErr) || !strings.Contains(err.Error(), "candles of A") || !strings.Contains(err.Error(), says) {
+		t.Fatalf("KlineRange: error %v, want an *APIError naming A and saying %q", err, says)
 	}
 	if n := s.count(); n != 2 {
 		t.Errorf("KlineRange sent %d requests, want 2", n)
@@ -282,8 +286,12 @@ func TestKlineRangeStopsOnARepeatedPage(t *testing.T) {
 		t.Errorf("KlineRange (-want the newest page +got):\n%s", diff)
 	}
 	m, err := c.Crypto.KlinesRange(ctx, itick.RegionBA, []string{"A", "B"}, itick.OneDay, rangeFrom, rangeTo.AddDate(1, 0, 0), itick.WithPageSize(50))
-	if err != nil {
-		t.Fatal(err)
+	var be *itick.BatchError
+	if !errors.As(err, &be) || !strings.Contains(err.Error(), says) {
+		t.Fatalf("KlinesRange: error %v, want a *BatchError saying %q", err, says)
+	}
+	if diff := cmp.Diff([]string{"A", "B"}, be.FailedCodes()); diff != "" {
+		t.Errorf("FailedCodes (-want +got):\n%s", diff)
 	}
 	if n := s.count(); n != 4 {
 		t.Errorf("KlinesRange sent %d requests, want 2", n-2)
@@ -923,7 +931,7 @@ func missingRequests(got map[string][]itick.Kline, codes []string, batch, page i
 // resumed call sends exactly the requests the missing parts need, with
 // the same codes or with FailedCodes only, and the result is the whole
 // range. Where no answered page was refused, the two calls together send
-// what one uninterrupted call does.
+// what one uninterrupted call does and one top-up request per chunk.
 func TestKlinesRangeResumeCostsOnlyWhatIsMissing(t *testing.T) {
 	t.Parallel()
 	codes := histCodes(40)
@@ -989,7 +997,6 @@ func TestKlinesRangeResumeCostsOnlyWhatIsMissing(t *testing.T) {
 					t.Errorf("FailedCodes (-want +got):\n%s", diff)
 				}
 			}
-			need := missingRequests(got, codes, 20, 500)
 			for _, only := range []bool{false, true} {
 				again := &histService{series: minuteHistory(codes)}
 				c := newHistClient(t, again, itick.WithBatchSize(20))
@@ -997,6 +1004,15 @@ func TestKlinesRangeResumeCostsOnlyWhatIsMissing(t *testing.T) {
 				if only {
 					ask = be.FailedCodes()
 				}
+				// Every code asked has candles: a request per chunk tops up
+				// their newest candle, then each pages on from its oldest.
+				topUps := (len(ask) + 19) / 20
+				for _, code := range ask {
+					if len(got[code]) == 0 {
+						t.Fatalf("%s has no candles: the top-up count does not hold", code)
+					}
+				}
+				need := missingRequests(got, codes, 20, 500) + topUps
 				more, err := c.Crypto.KlinesRange(t.Context(), itick.RegionBA, ask, itick.OneMinute, histFrom, histTo,
 					itick.WithResume(got))
 				if err != nil {
@@ -1015,8 +1031,8 @@ func TestKlinesRangeResumeCostsOnlyWhatIsMissing(t *testing.T) {
 				if n := again.answered(); n != need {
 					t.Errorf("resumed (FailedCodes only: %v): %d requests, want %d for what was missing", only, n, need)
 				}
-				if n := first.answered() + again.answered(); !tt.refused && n != uninterrupted {
-					t.Errorf("%d requests in all, want %d as uninterrupted", n, uninterrupted)
+				if n := first.answered() + again.answered(); !tt.refused && n != uninterrupted+topUps {
+					t.Errorf("%d requests in all, want %d as uninterrupted and %d to top up", n, uninterrupted, topUps)
 				}
 			}
 		})
@@ -1024,7 +1040,8 @@ func TestKlinesRangeResumeCostsOnlyWhatIsMissing(t *testing.T) {
 }
 
 // TestKlineRangeResumeOneCode resumes the single-code call: only the
-// pages before the oldest candle it was given are asked for.
+// newest candle it was given, and the pages before the oldest, are asked
+// for.
 func TestKlineRangeResumeOneCode(t *testing.T) {
 	t.Parallel()
 	s := &histService{series: minuteHistory([]string{"BTCUSDT"})}
@@ -1035,9 +1052,11 @@ func TestKlineRangeResumeOneCode(t *testing.T) {
 		have     []itick.Kline
 		requests int
 	}{
-		{"the newest 1000 candles", all[2000:], 4},
-		{"the newest 999 candles", all[2001:], 5},
-		{"all of them", all, 0},
+		// One request tops up the newest candle, then pages go on from
+		// the oldest.
+		{"the newest 1000 candles", all[2000:], 1 + 4},
+		{"the newest 999 candles", all[2001:], 1 + 5},
+		{"all of them", all, 1},
 		{"none", nil, 6},
 	} {
 		before := s.answered()
@@ -1079,12 +1098,14 @@ func TestKlinesRangeResumeTakesHaveAsItComes(t *testing.T) {
 		{"A with an empty slice is fetched whole", map[string][]itick.Kline{"A": {}, "B": fullB}, 6},
 		{"A with nil is fetched whole", map[string][]itick.Kline{"A": nil}, 6},
 		{"only candles outside the range: fetched whole", map[string][]itick.Kline{"A": outside, "B": fullB}, 6},
-		{"candles outside the range are dropped", map[string][]itick.Kline{"A": append(slices.Clone(full[1000:]), outside...), "B": fullB}, 2},
-		{"out of order and twice", map[string][]itick.Kline{"A": shuffled, "B": fullB}, 5},
-		{"a key with spaces", map[string][]itick.Kline{" A ": full[1000:], "B": fullB}, 2},
-		{"two keys of one code", map[string][]itick.Kline{" A": full[1000:2000], "A": full[2000:], "B": fullB}, 2},
+		// A code held tops up its newest candle in the first request, which
+		// A and B share, then pages on from its oldest.
+		{"candles outside the range are dropped", map[string][]itick.Kline{"A": append(slices.Clone(full[1000:]), outside...), "B": fullB}, 1 + 2},
+		{"out of order and twice", map[string][]itick.Kline{"A": shuffled, "B": fullB}, 1 + 5},
+		{"a key with spaces", map[string][]itick.Kline{" A ": full[1000:], "B": fullB}, 1 + 2},
+		{"two keys of one code", map[string][]itick.Kline{" A": full[1000:2000], "A": full[2000:], "B": fullB}, 1 + 2},
 		{"codes not asked for", map[string][]itick.Kline{"Z": full, "A,B": full, "": full}, 6},
-		{"everything already there", map[string][]itick.Kline{"A": full, "B": fullB}, 0},
+		{"everything already there", map[string][]itick.Kline{"A": full, "B": fullB}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1425,7 +1446,14 @@ func TestWithClosedOnly(t *testing.T) {
 				before := time.Now()
 				got, err := call(c, itick.WithClosedOnly())
 				after := time.Now()
-				if err != nil {
+				switch {
+				case ignoreEt && name == "KlinesRange":
+					// 48 hours in pages of 20: the second page repeats the
+					// first, so the range stops short, keeping the first.
+					if !strings.Contains(fmt.Sprint(err), "ignored et or repeated a page") {
+						t.Fatalf("error %v, want the range refused for a repeated page", err)
+					}
+				case err != nil:
 					t.Fatal(err)
 				}
 				if len(got) == 0 {
@@ -1508,9 +1536,10 @@ func TestWithClosedOnlyEmptyRange(t *testing.T) {
 
 // TestKlinesRangeResumeAgainstTheSimulator spends the simulator's quota
 // part-way through two years of daily candles of 50 US stocks, then
-// resumes once the quota window has passed: the result is the simulator's
-// series, and the two calls' answered requests are the ideal ones of one
-// call, 5 chunks x 2 pages.
+// resumes the failed codes each time the quota window has passed: the
+// result is the simulator's series, and the calls' answered requests are
+// the ideal ones of one call, 5 chunks x 2 pages, and one per chunk of
+// each resumed call to top up the newest candle held.
 func TestKlinesRangeResumeAgainstTheSimulator(t *testing.T) {
 	t.Parallel()
 	clock := markettest.NewManualClock(time.Date(2025, 6, 2, 21, 0, 0, 0, time.UTC)) // a Monday, after the close
@@ -1527,10 +1556,17 @@ func TestKlinesRangeResumeAgainstTheSimulator(t *testing.T) {
 	if !errors.As(err, &be) || !errors.Is(err, itick.ErrRateLimited) || len(be.FailedCodes()) != 40 {
 		t.Fatalf("first call: error %v, want a *BatchError of 40 codes for the spent quota", err)
 	}
-	clock.Advance(61 * time.Second)
-	got, err = c.Stock.KlinesRange(t.Context(), itick.RegionUS, codes, itick.OneDay, from, to, itick.WithResume(got))
-	if err != nil {
-		t.Fatal(err)
+	topUps := 0
+	for resumed := 0; err != nil; resumed++ {
+		if !errors.As(err, &be) || !errors.Is(err, itick.ErrRateLimited) || resumed == 3 {
+			t.Fatalf("after %d resumed calls: %v, want a spent quota and fewer calls", resumed, err)
+		}
+		clock.Advance(61 * time.Second)
+		failed := be.FailedCodes()
+		topUps += (len(failed) + 9) / 10
+		var more map[string][]itick.Kline
+		more, err = c.Stock.KlinesRange(t.Context(), itick.RegionUS, failed, itick.OneDay, from, to, itick.WithResume(got))
+		maps.Copy(got, more)
 	}
 	for _, code := range codes {
 		if diff := cmp.Diff(srv.Series(markettest.Stock, itick.RegionUS, code, itick.OneDay, from, to), got[code]); diff != "" {
@@ -1543,8 +1579,8 @@ func TestKlinesRangeResumeAgainstTheSimulator(t *testing.T) {
 			answered++
 		}
 	}
-	if answered != 10 {
-		t.Errorf("%d requests answered over both calls, want 10", answered)
+	if want := 10 + topUps; answered != want {
+		t.Errorf("%d requests answered over every call, want %d: 10 and %d top-ups", answered, want, topUps)
 	}
 }
 

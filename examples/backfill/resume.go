@@ -34,6 +34,14 @@ var csvHeader = []string{"code", "date", "open", "high", "low", "close", "volume
 // the state saved as soon as its call returns. Once every stock is
 // complete, the file is rewritten in stock order, oldest first, as a run
 // without -resume writes it.
+//
+// A range call pages back from its end, so what a stopped run fetched of
+// a stock is the newest part of its range: what it lacks is from the
+// range's start to its oldest candle, which a call ending there asks for
+// alone. Stocks that lack the same share calls. (WithResume would also
+// fetch each stock's newest candle again, in case it was still forming
+// when stored; -resume's range ends at a fixed day, and WithClosedOnly
+// keeps only final candles, so nothing newer is ever missing.)
 func backfillResume(ctx context.Context, c *itick.Client, file string, from, to time.Time, stderr io.Writer) error {
 	st, have, err := openResume(file, from, to)
 	if err != nil {
@@ -43,11 +51,26 @@ func backfillResume(ctx context.Context, c *itick.Client, file string, from, to 
 	for _, code := range st.Complete {
 		done[code] = true
 	}
-	var todo []string
+	// The stocks to ask for, by the end of what each lacks, in stock order.
+	lacks := map[time.Time][]string{}
+	var ends []time.Time
 	for _, code := range usStocks {
-		if !done[code] {
-			todo = append(todo, code)
+		if done[code] {
+			continue
 		}
+		end := st.To
+		if ks := have[code]; len(ks) > 0 {
+			end = oldest(ks)
+		}
+		if !st.From.Before(end) {
+			st.Complete = append(st.Complete, code) // its oldest candle is at from
+			done[code] = true
+			continue
+		}
+		if lacks[end] == nil {
+			ends = append(ends, end)
+		}
+		lacks[end] = append(lacks[end], code)
 	}
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
@@ -62,10 +85,20 @@ func backfillResume(ctx context.Context, c *itick.Client, file string, from, to 
 	line := &progressLine{w: stderr, start: time.Now(), total: len(usStocks), done: len(done)}
 	var stop error    // ends the run: ctx, a spent quota, a whole group failing
 	var partial error // some stocks' ranges failed; the others go on
-	for i := 0; i < len(todo) && stop == nil; i += group {
-		codes := todo[i:min(i+group, len(todo))]
-		got, err := c.Stock.KlinesRange(ctx, itick.RegionUS, codes, itick.OneDay, st.From, st.To,
-			itick.WithClosedOnly(), itick.WithResume(have), itick.WithProgress(line.report))
+	type call struct {
+		codes []string
+		end   time.Time
+	}
+	var calls []call
+	for _, end := range ends {
+		for codes := range slices.Chunk(lacks[end], group) {
+			calls = append(calls, call{codes, end})
+		}
+	}
+	for i := 0; i < len(calls) && stop == nil; i++ {
+		codes := calls[i].codes
+		got, err := c.Stock.KlinesRange(ctx, itick.RegionUS, codes, itick.OneDay, st.From, calls[i].end,
+			itick.WithClosedOnly(), itick.WithProgress(line.report))
 		// What arrived is kept even for an incomplete stock: it is the
 		// newest part of its range, and the next run asks only for the
 		// rest.

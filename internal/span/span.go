@@ -245,6 +245,12 @@ func (run *Run[K]) Page(got map[string][]K, ch Chunk) int {
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	run.requests++
+	// A page is full when it holds as many candles as asked, or as the
+	// longest page before it when the service gives fewer than asked.
+	most := run.spec.Page
+	if run.longest > 0 {
+		most = min(most, run.longest)
+	}
 	added := 0
 	for _, c := range ch.Codes {
 		st := run.state[c]
@@ -253,11 +259,11 @@ func (run *Run[K]) Page(got map[string][]K, ch Chunk) int {
 		}
 		ks := got[c]
 		run.longest = max(run.longest, len(ks))
-		n, why := st.add(ks, ch.End, &run.spec)
-		if why != "" {
+		n := st.n
+		if why := st.add(ks, ch.End, len(ks) >= most, &run.spec); why != "" {
 			run.refused = append(run.refused, Refusal{Code: c, Why: why})
 		}
-		added += n
+		added += st.n - n
 	}
 	run.candles += added
 	return added
@@ -277,7 +283,10 @@ func (run *Run[K]) Fail(codes []string) {
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	for _, c := range codes {
-		run.state[c].done = true
+		st := run.state[c]
+		n := st.n
+		st.fail()
+		run.candles += st.n - n
 	}
 }
 
@@ -325,8 +334,8 @@ func (run *Run[K]) Result() map[string][]K {
 	defer run.mu.Unlock()
 	out := make(map[string][]K, len(run.codes))
 	for _, c := range run.codes {
-		if st := run.state[c]; st.n > 0 {
-			out[c] = st.candles()
+		if ks := run.state[c].candles(); len(ks) > 0 {
+			out[c] = ks
 		}
 	}
 	return out

@@ -103,17 +103,17 @@ func TestPlanSharesRequestsAcrossNearbyEnds(t *testing.T) {
 		}
 		return out
 	}
-	have := map[string][]time.Time{
-		"NEAR": minutesBefore(to, 5),  // 5 candles held: its end is 5 minutes before to
-		"FAR":  minutesBefore(to, 20), // 20 held: a page ending at to would bring them again
-	}
-	run, err := NewRun(spec, []string{"LIVE", "NEAR", "FAR"}, have)
+	run, err := NewRun(spec, []string{"LIVE", "NEAR", "FAR"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// NEAR holds its 5 newest candles, so its end is 5 minutes before to;
+	// FAR holds a page of 50, which a page ending at to would bring again.
+	run.Page(map[string][]time.Time{"NEAR": minutesBefore(to, 5), "FAR": minutesBefore(to, 50)},
+		Chunk{End: to, Codes: []string{"NEAR", "FAR"}})
 	got := run.Plan(3)
 	if len(got) != 2 || !slices.Equal(got[0].Codes, []string{"LIVE", "NEAR"}) || !got[0].End.Equal(to) ||
-		!slices.Equal(got[1].Codes, []string{"FAR"}) || !got[1].End.Equal(to.Add(-20*time.Minute)) {
+		!slices.Equal(got[1].Codes, []string{"FAR"}) || !got[1].End.Equal(to.Add(-50*time.Minute)) {
 		t.Errorf("plan %+v, want LIVE and NEAR at to, FAR at its own end", got)
 	}
 }
@@ -143,6 +143,110 @@ func TestSpansOfCenturies(t *testing.T) {
 		s := NewSpec(tc.from, tc.to, 500, tc.d, tc.u, tc.name, at)
 		if s.capacity != tc.want {
 			t.Errorf("%s: capacity %d, want %d", tc.name, s.capacity, tc.want)
+		}
+	}
+}
+
+// candle is a candle with where it came from, to tell a held one from a
+// fetched one at the same time.
+type candle struct {
+	t   time.Time
+	src string
+}
+
+func candleTime(c candle) time.Time { return c.t }
+
+func candlesAt(src string, minutes ...int) []candle {
+	out := make([]candle, len(minutes))
+	for i, m := range minutes {
+		out[i] = candle{day0.Add(time.Duration(m) * time.Minute), src}
+	}
+	return out
+}
+
+func span(from, to int) []int {
+	var out []int
+	for m := from; m < to; m++ {
+		out = append(out, m)
+	}
+	return out
+}
+
+// A code held from minute 10 to 20 of [0, 30) is topped up from 30 back to
+// 20, the newest held candle replaced by the fetched one and the older
+// fetched ones dropped for the held, then paged on from 10; a failure
+// before the pages reach 20 leaves it as held.
+func TestTopUpJoinsHeldCandles(t *testing.T) {
+	t.Parallel()
+	spec := NewSpec(day0, day0.Add(30*time.Minute), 5, time.Minute, Hourly, "1m", candleTime)
+	held := candlesAt("held", span(10, 21)...)
+	run, err := NewRun(spec, []string{"A", "B"}, map[string][]candle{"A": held, "B": held})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := []int{30, 25, 10, 5} // the pages A asks for: the second reaches minute 20
+	for i, end := range ends {
+		chunks := run.Plan(2)
+		if len(chunks) == 0 || !chunks[0].End.Equal(day0.Add(time.Duration(end)*time.Minute)) {
+			t.Fatalf("page %d: plan %+v, want A's page ending at minute %d", i, chunks, end)
+		}
+		if i == 1 {
+			run.Fail([]string{"B"}) // B's top-up fails before it reaches its held candles
+		}
+		got := map[string][]candle{}
+		for _, c := range chunks[0].Codes {
+			got[c] = candlesAt("fetched", span(end-5, end)...)
+		}
+		run.Page(got, Chunk{End: chunks[0].End, Codes: chunks[0].Codes})
+	}
+	if _, more := run.Next("A"); more {
+		t.Error("A wants more pages after reaching from")
+	}
+	want := slices.Concat(candlesAt("fetched", span(0, 10)...), candlesAt("held", span(10, 20)...), candlesAt("fetched", span(20, 30)...))
+	if got := run.Candles("A"); !slices.Equal(got, want) {
+		t.Errorf("A's candles\n%v\nwant\n%v", got, want)
+	}
+	if got := run.Candles("B"); !slices.Equal(got, held) {
+		t.Errorf("B's candles %v, want those held", got)
+	}
+	if r := run.TakeRefused(); len(r) != 0 {
+		t.Errorf("refused %+v", r)
+	}
+}
+
+// A full page that brings nothing older than the end asked for says the
+// range holds more than the service gave: it is refused. A short one says
+// the history ran out.
+func TestAFullPageOfNothingOlderIsRefused(t *testing.T) {
+	t.Parallel()
+	spec := NewSpec(day0, day0.Add(30*time.Minute), 5, time.Minute, Hourly, "1m", candleTime)
+	for _, tc := range []struct {
+		name    string
+		second  []int // minutes of the second page
+		refused bool
+	}{
+		{"the first page again", span(25, 30), true},
+		{"newer candles only", span(26, 31), true},
+		{"nothing", nil, false},
+		{"a few at the end asked, overlapping", span(25, 27), false},
+	} {
+		run, err := NewRun(spec, []string{"A"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		end := day0.Add(30 * time.Minute)
+		run.Page(map[string][]candle{"A": candlesAt("fetched", span(25, 30)...)}, Chunk{End: end, Codes: []string{"A"}})
+		end, _ = run.Next("A")
+		run.Page(map[string][]candle{"A": candlesAt("fetched", tc.second...)}, Chunk{End: end, Codes: []string{"A"}})
+		r := run.TakeRefused()
+		if got := len(r) == 1 && strings.Contains(r[0].Why, "ignored et or repeated a page"); got != tc.refused {
+			t.Errorf("%s: refused %+v, want refused: %v", tc.name, r, tc.refused)
+		}
+		if _, more := run.Next("A"); more {
+			t.Errorf("%s: A wants more pages", tc.name)
+		}
+		if got := run.Candles("A"); !slices.Equal(got, candlesAt("fetched", span(25, 30)...)) {
+			t.Errorf("%s: A's candles %v, want the first page's", tc.name, got)
 		}
 	}
 }
