@@ -152,7 +152,7 @@ func withReader(out any, run func(read any) error) error {
 	case **Tick:
 		read = into(p, tickModel.Ptr)
 	case **DepthBook:
-		read = into(p, bookPtr)
+		read = into(p, bookModel.Ptr)
 	case **StockInfo:
 		read = into(p, stockInfoModel.Ptr)
 	case **NewsArticle:

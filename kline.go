@@ -12,24 +12,16 @@ import (
 
 // Kline is one candle.
 type Kline struct {
-	Time     time.Time // t, Unix ms, UTC: the start of the interval
-	Open     float64   // o
-	High     float64   // h
-	Low      float64   // l
-	Close    float64   // c
-	Volume   float64   // v
-	Turnover float64   // tu
+	Time     time.Time `itick:"t,unixms"` // UTC: the start of the interval
+	Open     float64   `itick:"o"`
+	High     float64   `itick:"h"`
+	Low      float64   `itick:"l"`
+	Close    float64   `itick:"c"`
+	Volume   float64   `itick:"v"`
+	Turnover float64   `itick:"tu"`
 }
 
-var klineModel = codec.NewModel(
-	codec.Millis("t", func(k *Kline) *time.Time { return &k.Time }),
-	codec.Num("o", func(k *Kline) *float64 { return &k.Open }),
-	codec.Num("h", func(k *Kline) *float64 { return &k.High }),
-	codec.Num("l", func(k *Kline) *float64 { return &k.Low }),
-	codec.Num("c", func(k *Kline) *float64 { return &k.Close }),
-	codec.Num("v", func(k *Kline) *float64 { return &k.Volume }),
-	codec.Num("tu", func(k *Kline) *float64 { return &k.Turnover }),
-)
+var klineModel = codec.Describe[Kline]()
 
 // seriesReader reads candles keyed by code, in the order the service sent
 // them.

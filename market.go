@@ -1,19 +1,13 @@
 package itick
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"net/url"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/d19c4e34/itick/internal/batch"
 	"github.com/d19c4e34/itick/internal/codec"
-	"github.com/d19c4e34/itick/internal/wire"
 )
 
 // MarketService serves reference data: the symbol list, exchange holidays
@@ -90,22 +84,15 @@ func (s *MarketService) Status(ctx context.Context, region Region) ([]MarketStat
 
 // Symbol is one product of the symbol list.
 type Symbol struct {
-	Code      string    // c
-	Name      string    // n
-	Type      AssetType // t
-	Exchange  string    // e: the value WithExchange and WithQuoteExchange take
-	Sector    string    // s (null in the examples)
-	ShortName string    // l
+	Code      string    `itick:"c,code"`
+	Name      string    `itick:"n"`
+	Type      AssetType `itick:"t,code"`
+	Exchange  string    `itick:"e,code"` // the value WithExchange and WithQuoteExchange take
+	Sector    string    `itick:"s"`      // null in the examples
+	ShortName string    `itick:"l"`
 }
 
-var symbolModel = codec.NewModel(
-	codec.Symbol("c", func(s *Symbol) *string { return &s.Code }),
-	codec.Str("n", func(s *Symbol) *string { return &s.Name }),
-	codec.Symbol("t", func(s *Symbol) *AssetType { return &s.Type }),
-	codec.Symbol("e", func(s *Symbol) *string { return &s.Exchange }),
-	codec.Str("s", func(s *Symbol) *string { return &s.Sector }),
-	codec.Str("l", func(s *Symbol) *string { return &s.ShortName }),
-)
+var symbolModel = codec.Describe[Symbol]()
 
 // UnmarshalJSON decodes the wire form.
 func (s *Symbol) UnmarshalJSON(b []byte) error { return symbolModel.Unmarshal(b, s) }
@@ -115,26 +102,17 @@ func (s Symbol) MarshalJSON() ([]byte, error) { return symbolModel.Marshal(&s) }
 
 // Holiday is the holiday calendar of one market for one year.
 type Holiday struct {
-	Market       string      // c: market code, such as "US"
-	Country      string      // r
-	UTCOffset    float64     // tz: hours east of UTC
-	TradingHours string      // et: such as "09:30 - 16:00"
-	Dates        []time.Time // v: the days the market is closed, each at 00:00 UTC of that calendar date
-	Year         int         // ey
+	Market       string  `itick:"c,code"` // market code, such as "US"
+	Country      string  `itick:"r"`
+	UTCOffset    float64 `itick:"tz"` // hours east of UTC
+	TradingHours string  `itick:"et"` // such as "09:30 - 16:00"
+	// Dates are the days the market is closed, each at 00:00 UTC of that
+	// calendar date; the service sends them as a JSON list inside a string.
+	Dates []time.Time `itick:"v,dates"`
+	Year  int         `itick:"ey,year"` // sent as text
 }
 
-var holidayModel = codec.NewModel(
-	codec.Symbol("c", func(h *Holiday) *string { return &h.Market }),
-	codec.Str("r", func(h *Holiday) *string { return &h.Country }),
-	codec.Num("tz", func(h *Holiday) *float64 { return &h.UTCOffset }),
-	codec.Str("et", func(h *Holiday) *string { return &h.TradingHours }),
-	codec.Field[Holiday]{Name: "v", Want: "a list of dates",
-		Dec: func(st *codec.State, h *Holiday, _ string) (err error) { h.Dates, err = readDates(&st.D); return err },
-		Enc: func(b []byte, h *Holiday) ([]byte, error) { return appendDates(b, h.Dates), nil }},
-	codec.Field[Holiday]{Name: "ey", Want: "a year",
-		Dec: func(st *codec.State, h *Holiday, _ string) (err error) { h.Year, err = readYear(&st.D); return err },
-		Enc: func(b []byte, h *Holiday) ([]byte, error) { return appendYear(b, h.Year), nil }},
-)
+var holidayModel = codec.Describe[Holiday]()
 
 // UnmarshalJSON decodes the wire form, whose v is a JSON-encoded list of
 // dates inside a string.
@@ -142,99 +120,6 @@ func (h *Holiday) UnmarshalJSON(b []byte) error { return holidayModel.Unmarshal(
 
 // MarshalJSON encodes the service's wire form.
 func (h Holiday) MarshalJSON() ([]byte, error) { return holidayModel.Marshal(&h) }
-
-// Refusals of the holiday readers; the field's Want says what was wanted.
-var (
-	errNotYear  = errors.New("itick: not a year")
-	errNotDates = errors.New("itick: not a list of dates")
-)
-
-// readYear reads the holiday year, sent as text ("2025") or a number;
-// empty is 0.
-func readYear(d *wire.Decoder) (int, error) {
-	b, err := d.Str()
-	if err != nil {
-		return 0, err
-	}
-	t := strings.TrimSpace(string(b))
-	if t == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(t)
-	if err != nil {
-		return 0, errNotYear
-	}
-	return n, nil
-}
-
-// appendYear writes the year as text, as the service sends it; 0 is "".
-func appendYear(b []byte, y int) []byte {
-	if y == 0 {
-		return append(b, `""`...)
-	}
-	return strconv.AppendQuote(b, strconv.Itoa(y))
-}
-
-var dateLayouts = []string{time.DateOnly, "2006/01/02", "20060102"}
-
-// readDates reads a list of calendar dates sent as a string holding a
-// JSON array ("[\"2025-01-01\"]"); a plain array is accepted too, and
-// null, "" or an empty list is nil.
-func readDates(d *wire.Decoder) ([]time.Time, error) {
-	var inner wire.Decoder
-	if d.Peek() == '"' {
-		s, err := d.Str()
-		if err != nil {
-			return nil, err
-		}
-		s = bytes.TrimSpace(s)
-		if len(s) == 0 || string(s) == "null" {
-			return nil, nil
-		}
-		inner.Reset(s)
-		d = &inner
-	}
-	var arr [8]string
-	days, err := codec.ReadStrings(d, arr[:0])
-	if err == nil && d == &inner {
-		err = d.End()
-	}
-	if err != nil {
-		return nil, errNotDates // an error inside the string has no place in the body
-	}
-	if len(days) == 0 {
-		return nil, nil
-	}
-	out := make([]time.Time, 0, len(days))
-	for _, day := range days {
-		t, err := parseDate(strings.TrimSpace(day))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
-
-// appendDates writes dates as the service does: a string holding a JSON
-// array of dates; nil is "[]".
-func appendDates(b []byte, dates []time.Time) []byte {
-	days := make([]string, len(dates))
-	for i, t := range dates {
-		days[i] = t.Format(time.DateOnly)
-	}
-	inner, _ := json.Marshal(days) // strings always encode
-	return codec.AppendString(b, string(inner))
-}
-
-func parseDate(s string) (time.Time, error) {
-	for _, layout := range dateLayouts {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, errNotDates
-}
 
 // MarketState is a market's trading session, the s field of the market
 // status.
@@ -277,65 +162,23 @@ func (s MarketState) String() string {
 
 // MarketStatus is the state of one market at the time of the request.
 type MarketStatus struct {
-	Code      string      // c: market code, such as "HK"
-	Region    string      // r: the market's name
-	Open      bool        // o: a trading day's sessions are under way; true in a lunch break too (see State)
-	State     MarketState // s
-	Holiday   string      // h: the holiday's name, if today is one
-	Sessions  []string    // t: trading sessions in local time, such as "09:30-12:00"
-	Zone      string      // z: IANA time zone
-	LocalTime string      // l: the market's local time, "2006-01-02 15:04:05"
+	Code      string      `itick:"c,code"` // market code, such as "HK"
+	Region    string      `itick:"r"`      // the market's name
+	Open      bool        `itick:"o"`      // a trading day's sessions are under way; true in a lunch break too (see State)
+	State     MarketState `itick:"s,code"`
+	Holiday   string      `itick:"h"`        // the holiday's name, if today is one
+	Sessions  []string    `itick:"t,commas"` // trading sessions in local time, such as "09:30-12:00"
+	Zone      string      `itick:"z,code"`   // IANA time zone
+	LocalTime string      `itick:"l"`        // the market's local time, "2006-01-02 15:04:05"
 }
 
-var marketStatusModel = codec.NewModel(
-	codec.Symbol("c", func(m *MarketStatus) *string { return &m.Code }),
-	codec.Str("r", func(m *MarketStatus) *string { return &m.Region }),
-	codec.Bool("o", func(m *MarketStatus) *bool { return &m.Open }),
-	codec.Symbol("s", func(m *MarketStatus) *MarketState { return &m.State }),
-	codec.Str("h", func(m *MarketStatus) *string { return &m.Holiday }),
-	codec.Field[MarketStatus]{Name: "t", Want: "a string or an array",
-		Dec: func(st *codec.State, m *MarketStatus, _ string) (err error) {
-			m.Sessions, err = readCommaList(&st.D)
-			return err
-		},
-		Enc: func(b []byte, m *MarketStatus) ([]byte, error) {
-			return codec.AppendString(b, strings.Join(m.Sessions, ",")), nil
-		}},
-	codec.Symbol("z", func(m *MarketStatus) *string { return &m.Zone }),
-	codec.Str("l", func(m *MarketStatus) *string { return &m.LocalTime }),
-)
+var marketStatusModel = codec.Describe[MarketStatus]()
 
 // UnmarshalJSON decodes the wire form; o may be a boolean or a string.
 func (m *MarketStatus) UnmarshalJSON(b []byte) error { return marketStatusModel.Unmarshal(b, m) }
 
 // MarshalJSON encodes the service's wire form.
 func (m MarketStatus) MarshalJSON() ([]byte, error) { return marketStatusModel.Marshal(&m) }
-
-// readCommaList reads a comma-separated string such as
-// "08:00-09:00,09:00-17:30,"; empty items are dropped and a JSON array is
-// accepted too.
-func readCommaList(d *wire.Decoder) ([]string, error) {
-	var items []string
-	if d.Peek() == '[' {
-		var err error
-		if items, err = codec.ReadStrings(d, nil); err != nil {
-			return nil, err
-		}
-	} else {
-		s, err := d.Str()
-		if err != nil {
-			return nil, err
-		}
-		items = strings.Split(string(s), ",")
-	}
-	var out []string
-	for _, it := range items {
-		if v := strings.TrimSpace(it); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out, nil
-}
 
 // readStatusList reads the market status data: an array, or one object.
 func readStatusList(st *codec.State) ([]MarketStatus, error) {

@@ -133,30 +133,19 @@ func (s *NewsService) Get(ctx context.Context, id, lang string) (*NewsArticle, e
 
 // NewsArticle is one news article in full.
 type NewsArticle struct {
-	ID        string    // id
-	Title     string    // te
-	Published time.Time // pt, Unix seconds, UTC
-	Lang      string    // lg
-	Link      string    // lk: the original article
-	Summary   string    // sd
-	Body      string    // cd
-	Tags      []string  // tg
-	Markets   []string  // mts: the markets the article concerns
-	Market    string    // mt
+	ID        string    `itick:"id"`
+	Title     string    `itick:"te"`
+	Published time.Time `itick:"pt,unix"` // UTC
+	Lang      string    `itick:"lg"`
+	Link      string    `itick:"lk"` // the original article
+	Summary   string    `itick:"sd"`
+	Body      string    `itick:"cd"`
+	Tags      []string  `itick:"tg"`
+	Markets   []string  `itick:"mts"` // the markets the article concerns
+	Market    string    `itick:"mt"`
 }
 
-var articleModel = codec.NewModel(
-	codec.Str("id", func(a *NewsArticle) *string { return &a.ID }),
-	codec.Str("te", func(a *NewsArticle) *string { return &a.Title }),
-	codec.Seconds("pt", func(a *NewsArticle) *time.Time { return &a.Published }),
-	codec.Str("lg", func(a *NewsArticle) *string { return &a.Lang }),
-	codec.Str("lk", func(a *NewsArticle) *string { return &a.Link }),
-	codec.Str("sd", func(a *NewsArticle) *string { return &a.Summary }),
-	codec.Str("cd", func(a *NewsArticle) *string { return &a.Body }),
-	codec.Strings("tg", func(a *NewsArticle) *[]string { return &a.Tags }),
-	codec.Strings("mts", func(a *NewsArticle) *[]string { return &a.Markets }),
-	codec.Str("mt", func(a *NewsArticle) *string { return &a.Market }),
-)
+var articleModel = codec.Describe[NewsArticle]()
 
 // UnmarshalJSON decodes the wire form; pt may be a number or a string.
 func (a *NewsArticle) UnmarshalJSON(b []byte) error { return articleModel.Unmarshal(b, a) }
@@ -177,24 +166,16 @@ func isDotSegment(id string) bool {
 
 // NewsItem is one news article's headline.
 type NewsItem struct {
-	ID        string    // id
-	Title     string    // te
-	Published time.Time // pt, Unix seconds, UTC
-	Market    string    // mt
-	Lang      string    // lg
-	Link      string    // lk
-	Provider  string    // pv
+	ID        string    `itick:"id"`
+	Title     string    `itick:"te"`
+	Published time.Time `itick:"pt,unix"` // UTC
+	Market    string    `itick:"mt"`
+	Lang      string    `itick:"lg"`
+	Link      string    `itick:"lk"`
+	Provider  string    `itick:"pv"`
 }
 
-var newsItemModel = codec.NewModel(
-	codec.Str("id", func(n *NewsItem) *string { return &n.ID }),
-	codec.Str("te", func(n *NewsItem) *string { return &n.Title }),
-	codec.Seconds("pt", func(n *NewsItem) *time.Time { return &n.Published }),
-	codec.Str("mt", func(n *NewsItem) *string { return &n.Market }),
-	codec.Str("lg", func(n *NewsItem) *string { return &n.Lang }),
-	codec.Str("lk", func(n *NewsItem) *string { return &n.Link }),
-	codec.Str("pv", func(n *NewsItem) *string { return &n.Provider }),
-)
+var newsItemModel = codec.Describe[NewsItem]()
 
 // UnmarshalJSON decodes the wire form; pt may be a number or a string.
 func (n *NewsItem) UnmarshalJSON(b []byte) error { return newsItemModel.Unmarshal(b, n) }
@@ -215,22 +196,13 @@ type NewsQuery struct {
 
 // NewsPage is one page of news.
 type NewsPage struct {
-	Items      []NewsItem // data: the page's items
-	NextCursor string     // pagination.nextCursor: pass it back as NewsQuery.Cursor
-	HasMore    bool       // pagination.hasMore: more items follow
-	Count      int        // pagination.count: items in this page, as the service counts them
+	Items      []NewsItem `itick:"data"`                  // the page's items
+	NextCursor string     `itick:"pagination.nextCursor"` // pass it back as NewsQuery.Cursor
+	HasMore    bool       `itick:"pagination.hasMore"`    // more items follow
+	Count      int        `itick:"pagination.count"`      // items in this page, as the service counts them
 }
 
-// newsPageModel reads the page's items from data and the rest from the
-// pagination object.
-var newsPageModel = codec.NewModel(
-	codec.List("data", newsItemModel, func(p *NewsPage) *[]NewsItem { return &p.Items }),
-	codec.Object("pagination", codec.NewModel(
-		codec.Str("nextCursor", func(p *NewsPage) *string { return &p.NextCursor }),
-		codec.Bool("hasMore", func(p *NewsPage) *bool { return &p.HasMore }),
-		codec.Int("count", func(p *NewsPage) *int { return &p.Count }),
-	)),
-)
+var newsPageModel = codec.Describe[NewsPage](newsItemModel)
 
 // UnmarshalJSON decodes the wire form.
 func (p *NewsPage) UnmarshalJSON(b []byte) error { return newsPageModel.Unmarshal(b, p) }

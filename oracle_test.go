@@ -583,11 +583,12 @@ func (c *refEnvCode) UnmarshalJSON(b []byte) error {
 }
 
 func refParseDate(s string) (time.Time, error) {
-	t, err := parseDate(s)
-	if err != nil {
-		return t, errOracle
+	for _, layout := range []string{time.DateOnly, "2006/01/02", "20060102"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
 	}
-	return t, nil
+	return time.Time{}, errOracle
 }
 
 // parseEnvelope is the envelope as encoding/json reads it, under the same

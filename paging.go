@@ -6,33 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
-
-	"github.com/d19c4e34/itick/internal/codec"
 )
-
-// pageFields is the Spring-style page the service wraps split and IPO
-// records in (page is 0-based), over the layout SplitPage and IPOPage
-// share.
-func pageFields[T, E any](elem *codec.Model[E], page func(*T) *pageLayout[E]) []codec.Field[T] {
-	return []codec.Field[T]{
-		codec.List("content", elem, func(t *T) *[]E { return &page(t).Records }),
-		codec.Int("page", func(t *T) *int { return &page(t).Page }),
-		codec.Int("size", func(t *T) *int { return &page(t).Size }),
-		codec.Int("totalPages", func(t *T) *int { return &page(t).TotalPages }),
-		codec.Int("totalElements", func(t *T) *int { return &page(t).TotalElements }),
-		codec.Bool("last", func(t *T) *bool { return &page(t).Last }),
-	}
-}
-
-// pageLayout is the layout of SplitPage and IPOPage.
-type pageLayout[E any] struct {
-	Records       []E
-	Page          int
-	Size          int
-	TotalPages    int
-	TotalElements int
-	Last          bool
-}
 
 // pageInfo is what the iterator needs from one page.
 type pageInfo[T any] struct {

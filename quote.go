@@ -14,33 +14,21 @@ import (
 // class: stocks, futures, funds, indices and forex do; crypto quotes leave
 // them out, so they are zero there.
 type Quote struct {
-	Symbol        string    // s
-	Last          float64   // ld
-	Open          float64   // o
-	PrevClose     float64   // p   (zero when not sent, as for crypto)
-	High, Low     float64   // h, l
-	Time          time.Time // t, Unix ms, UTC
-	Volume        float64   // v
-	Turnover      float64   // tu
-	Status        int       // ts: see Quote.TradingStatus for its meaning
-	Change        float64   // ch  (zero when not sent, as for crypto)
-	ChangePercent float64   // chp (zero when not sent, as for crypto)
+	Symbol        string    `itick:"s,code"`
+	Last          float64   `itick:"ld"`
+	Open          float64   `itick:"o"`
+	PrevClose     float64   `itick:"p"` // zero when not sent, as for crypto
+	High          float64   `itick:"h"`
+	Low           float64   `itick:"l"`
+	Time          time.Time `itick:"t,unixms"` // UTC
+	Volume        float64   `itick:"v"`
+	Turnover      float64   `itick:"tu"`
+	Status        int       `itick:"ts"`  // see Quote.TradingStatus for its meaning
+	Change        float64   `itick:"ch"`  // zero when not sent, as for crypto
+	ChangePercent float64   `itick:"chp"` // zero when not sent, as for crypto
 }
 
-var quoteModel = codec.NewModel(
-	codec.Symbol("s", func(q *Quote) *string { return &q.Symbol }),
-	codec.Num("ld", func(q *Quote) *float64 { return &q.Last }),
-	codec.Num("o", func(q *Quote) *float64 { return &q.Open }),
-	codec.Num("p", func(q *Quote) *float64 { return &q.PrevClose }),
-	codec.Num("h", func(q *Quote) *float64 { return &q.High }),
-	codec.Num("l", func(q *Quote) *float64 { return &q.Low }),
-	codec.Millis("t", func(q *Quote) *time.Time { return &q.Time }),
-	codec.Num("v", func(q *Quote) *float64 { return &q.Volume }),
-	codec.Num("tu", func(q *Quote) *float64 { return &q.Turnover }),
-	codec.Int("ts", func(q *Quote) *int { return &q.Status }),
-	codec.Num("ch", func(q *Quote) *float64 { return &q.Change }),
-	codec.Num("chp", func(q *Quote) *float64 { return &q.ChangePercent }),
-)
+var quoteModel = codec.Describe[Quote]()
 
 var quotesReader = codec.NewMap(quoteModel.Into)
 

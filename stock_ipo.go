@@ -70,30 +70,19 @@ func (s *StockService) IPOs(ctx context.Context, kind IPOKind, region Region) it
 // IPO is one initial public offering. MarketCap and Price are the
 // service's text, such as "19.1M" and "3.50-4.50".
 type IPO struct {
-	ListingDate       time.Time // dt, Unix ms, UTC
-	Company           string    // cn
-	Code              string    // sc
-	Exchange          string    // ex
-	Country           string    // ct
-	MarketCap         string    // mc
-	Price             string    // pr: a price or a range
-	SubscriptionStart time.Time // bs, Unix seconds, UTC
-	SubscriptionEnd   time.Time // es, Unix seconds, UTC
-	ResultDate        time.Time // ro: allotment results, Unix seconds, UTC
+	ListingDate       time.Time `itick:"dt,unixms"` // UTC
+	Company           string    `itick:"cn"`
+	Code              string    `itick:"sc,code"`
+	Exchange          string    `itick:"ex,code"`
+	Country           string    `itick:"ct"`
+	MarketCap         string    `itick:"mc"`
+	Price             string    `itick:"pr"`      // a price or a range
+	SubscriptionStart time.Time `itick:"bs,unix"` // UTC
+	SubscriptionEnd   time.Time `itick:"es,unix"` // UTC
+	ResultDate        time.Time `itick:"ro,unix"` // allotment results, UTC
 }
 
-var ipoModel = codec.NewModel(
-	codec.Millis("dt", func(p *IPO) *time.Time { return &p.ListingDate }),
-	codec.Str("cn", func(p *IPO) *string { return &p.Company }),
-	codec.Symbol("sc", func(p *IPO) *string { return &p.Code }),
-	codec.Symbol("ex", func(p *IPO) *string { return &p.Exchange }),
-	codec.Str("ct", func(p *IPO) *string { return &p.Country }),
-	codec.Str("mc", func(p *IPO) *string { return &p.MarketCap }),
-	codec.Str("pr", func(p *IPO) *string { return &p.Price }),
-	codec.Seconds("bs", func(p *IPO) *time.Time { return &p.SubscriptionStart }),
-	codec.Seconds("es", func(p *IPO) *time.Time { return &p.SubscriptionEnd }),
-	codec.Seconds("ro", func(p *IPO) *time.Time { return &p.ResultDate }),
-)
+var ipoModel = codec.Describe[IPO]()
 
 // UnmarshalJSON decodes the wire form: dt in milliseconds, bs, es and ro in
 // seconds.
@@ -104,17 +93,15 @@ func (p IPO) MarshalJSON() ([]byte, error) { return ipoModel.Marshal(&p) }
 
 // IPOPage is one page of IPOs; Page is 0-based.
 type IPOPage struct {
-	Records       []IPO // content: the page's listings
-	Page          int   // page: this page's index, from 0
-	Size          int   // size: listings a full page holds
-	TotalPages    int   // totalPages, as the service counts them
-	TotalElements int   // totalElements, as the service counts them
-	Last          bool  // last: no page follows this one
+	Records       []IPO `itick:"content"`       // the page's listings
+	Page          int   `itick:"page"`          // this page's index, from 0
+	Size          int   `itick:"size"`          // listings a full page holds
+	TotalPages    int   `itick:"totalPages"`    // as the service counts them
+	TotalElements int   `itick:"totalElements"` // as the service counts them
+	Last          bool  `itick:"last"`          // no page follows this one
 }
 
-var ipoPageModel = codec.NewModel(pageFields(ipoModel, func(p *IPOPage) *pageLayout[IPO] {
-	return (*pageLayout[IPO])(p)
-})...)
+var ipoPageModel = codec.Describe[IPOPage](ipoModel)
 
 // UnmarshalJSON decodes the wire form.
 func (p *IPOPage) UnmarshalJSON(b []byte) error { return ipoPageModel.Unmarshal(b, p) }

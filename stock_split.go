@@ -11,20 +11,14 @@ import (
 
 // SplitRecord is one stock split or reverse split.
 type SplitRecord struct {
-	ExDate time.Time // d, Unix ms, UTC
-	Region Region    // r
-	Name   string    // n
-	Code   string    // c
-	Ratio  string    // v, "<number>:<number>"
+	ExDate time.Time `itick:"d,unixms"` // UTC
+	Region Region    `itick:"r,code"`
+	Name   string    `itick:"n"`
+	Code   string    `itick:"c,code"`
+	Ratio  string    `itick:"v"` // "<number>:<number>"
 }
 
-var splitModel = codec.NewModel(
-	codec.Millis("d", func(s *SplitRecord) *time.Time { return &s.ExDate }),
-	codec.Symbol("r", func(s *SplitRecord) *Region { return &s.Region }),
-	codec.Str("n", func(s *SplitRecord) *string { return &s.Name }),
-	codec.Symbol("c", func(s *SplitRecord) *string { return &s.Code }),
-	codec.Str("v", func(s *SplitRecord) *string { return &s.Ratio }),
-)
+var splitModel = codec.Describe[SplitRecord]()
 
 // UnmarshalJSON decodes the wire form.
 func (s *SplitRecord) UnmarshalJSON(b []byte) error { return splitModel.Unmarshal(b, s) }
@@ -34,17 +28,15 @@ func (s SplitRecord) MarshalJSON() ([]byte, error) { return splitModel.Marshal(&
 
 // SplitPage is one page of split records.
 type SplitPage struct {
-	Records       []SplitRecord // content: the page's records
-	Page          int           // page: this page's index, from 0
-	Size          int           // size: records a full page holds
-	TotalPages    int           // totalPages, as the service counts them
-	TotalElements int           // totalElements; unreliable in the service's own examples
-	Last          bool          // last: no page follows this one
+	Records       []SplitRecord `itick:"content"`       // the page's records
+	Page          int           `itick:"page"`          // this page's index, from 0
+	Size          int           `itick:"size"`          // records a full page holds
+	TotalPages    int           `itick:"totalPages"`    // as the service counts them
+	TotalElements int           `itick:"totalElements"` // unreliable in the service's own examples
+	Last          bool          `itick:"last"`          // no page follows this one
 }
 
-var splitPageModel = codec.NewModel(pageFields(splitModel, func(p *SplitPage) *pageLayout[SplitRecord] {
-	return (*pageLayout[SplitRecord])(p)
-})...)
+var splitPageModel = codec.Describe[SplitPage](splitModel)
 
 // UnmarshalJSON decodes the wire form.
 func (p *SplitPage) UnmarshalJSON(b []byte) error { return splitPageModel.Unmarshal(b, p) }

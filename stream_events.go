@@ -186,46 +186,34 @@ func (e *StreamError) Is(target error) bool {
 }
 
 // A push's data is its model's fields plus s, r and type, and the type may
-// come last, so a push is read in one pass into the fields of every model
-// a push can carry, and its event is built from them once its type is
-// known. Every field is checked whatever the type, as encoding/json would
-// check one flat struct of them all.
+// come last, so a push is read in one pass into every model a push can
+// carry, each key's value once into all the models that have it, and its
+// event is built from them once its type is known. Every field is checked
+// whatever the type, as encoding/json would check one flat struct of them
+// all.
 
 // push is what a push's data may hold.
 type push struct {
-	s, r, typ                            string
-	ld, o, p, h, l, c, v, tu, ch, chp, t float64
-	tOff                                 int // where t's value starts
-	ts, te, d                            int
-	k                                    Kline
-	hasK                                 bool
-	levels                               *bookScratch // the state's, holding a and b
+	s    string       `itick:"s,code"`
+	r    string       `itick:"r,code"`
+	typ  string       `itick:"type,code"`
+	t    float64      `itick:"t"` // a time, or a legacy kline push's interval
+	tOff int          // where t's value starts
+	q    Quote        `itick:",inline"`
+	tk   Tick         `itick:",inline"`
+	kl   Kline        `itick:",inline"`
+	a    []DepthLevel `itick:"a"`
+	b    []DepthLevel `itick:"b"`
+	k    Kline        `itick:"-"` // a legacy kline push's candle
+	hasK bool
 }
 
-var pushModel = codec.NewModel(
-	codec.Symbol("s", func(p *push) *string { return &p.s }),
-	codec.Symbol("r", func(p *push) *string { return &p.r }),
-	codec.Symbol("type", func(p *push) *string { return &p.typ }),
-	codec.Num("ld", func(p *push) *float64 { return &p.ld }),
-	codec.Num("o", func(p *push) *float64 { return &p.o }),
-	codec.Num("p", func(p *push) *float64 { return &p.p }),
-	codec.Num("h", func(p *push) *float64 { return &p.h }),
-	codec.Num("l", func(p *push) *float64 { return &p.l }),
-	codec.Num("c", func(p *push) *float64 { return &p.c }),
-	codec.Num("v", func(p *push) *float64 { return &p.v }),
-	codec.Num("tu", func(p *push) *float64 { return &p.tu }),
+var pushModel = codec.Describe[push](quoteModel, tickModel, klineModel, levelModel, codec.Together("a", "b"),
 	codec.Field[push]{Name: "t", Want: "a number", Dec: func(st *codec.State, p *push, _ string) (err error) {
 		p.tOff = st.D.Offset()
 		p.t, err = st.D.Num()
 		return err
 	}},
-	codec.Int("ts", func(p *push) *int { return &p.ts }),
-	codec.Int("te", func(p *push) *int { return &p.te }),
-	codec.Int("d", func(p *push) *int { return &p.d }),
-	codec.Num("ch", func(p *push) *float64 { return &p.ch }),
-	codec.Num("chp", func(p *push) *float64 { return &p.chp }),
-	levelsField[push]("a", func(s *bookScratch) *levelSpan { return &s.asks }),
-	levelsField[push]("b", func(s *bookScratch) *levelSpan { return &s.bids }),
 	codec.Field[push]{Name: "k", Want: "an object", Dec: func(st *codec.State, p *push, _ string) error {
 		if p.hasK = !st.D.Null(); !p.hasK {
 			return nil
@@ -257,8 +245,7 @@ func (pd *pushDecoder) matchOf(sym stream.Symbol) (stream.Symbol, bool) {
 
 // Data reads a push's data object, replacing what an earlier one gave.
 func (pd *pushDecoder) Data(st *codec.State) error {
-	pd.p = push{levels: bookLevels.Get(st)}
-	pd.p.levels.reset()
+	pd.p = push{}
 	return pushModel.Into(st, &pd.p, "")
 }
 
@@ -291,9 +278,8 @@ func (pd *pushDecoder) Event() (ev Event, ok bool, err error) {
 	}
 	typ := Channel(p.typ)
 	if typ == ChannelDepth {
-		asks, bids := p.levels.sides()
 		return DepthEvent{Code: code, Region: reg, Exchange: exch,
-			Depth: DepthBook{Symbol: code, Asks: asks, Bids: bids}}, true, nil
+			Depth: DepthBook{Symbol: code, Asks: p.a, Bids: p.b}}, true, nil
 	}
 	iv := typ.klineInterval()
 	if typ != ChannelQuote && typ != ChannelTick && iv == 0 {
@@ -306,17 +292,18 @@ func (pd *pushDecoder) Event() (ev Event, ok bool, err error) {
 	}
 	switch typ {
 	case ChannelQuote:
-		q := Quote{Symbol: code, Last: p.ld, Open: p.o, PrevClose: p.p, High: p.h, Low: p.l, Time: t, Volume: p.v,
-			Turnover: p.tu, Status: p.ts, Change: p.ch, ChangePercent: p.chp}
+		q := p.q
+		q.Symbol, q.Time = code, t
 		if pd.prev != nil && subscribed {
 			pd.prev.fill(sym, &q)
 		}
 		return QuoteEvent{Code: code, Region: reg, Exchange: exch, Quote: q}, true, nil
 	case ChannelTick:
-		return TickEvent{Code: code, Region: reg, Exchange: exch, Tick: Tick{Symbol: code, Last: p.ld, Time: t,
-			Volume: p.v, Session: TickSession(p.te), Turnover: p.tu, Status: TradingStatus(p.ts),
-			Direction: TradeDirection(p.d)}}, true, nil
+		tk := p.tk
+		tk.Symbol, tk.Time = code, t
+		return TickEvent{Code: code, Region: reg, Exchange: exch, Tick: tk}, true, nil
 	}
-	return KlineEvent{Code: code, Region: reg, Exchange: exch, Interval: iv, Kline: Kline{Time: t, Open: p.o,
-		High: p.h, Low: p.l, Close: p.c, Volume: p.v, Turnover: p.tu}}, true, nil
+	k := p.kl
+	k.Time = t
+	return KlineEvent{Code: code, Region: reg, Exchange: exch, Interval: iv, Kline: k}, true, nil
 }

@@ -9,26 +9,17 @@ import (
 
 // Tick is the latest trade of one product.
 type Tick struct {
-	Symbol    string         // s
-	Last      float64        // ld: trade price
-	Time      time.Time      // t, Unix ms, UTC
-	Volume    float64        // v: the trade's volume
-	Session   TickSession    // te (stocks only)
-	Turnover  float64        // tu (crypto only)
-	Status    TradingStatus  // ts (crypto only)
-	Direction TradeDirection // d (stocks only): neutral, sell or buy
+	Symbol    string         `itick:"s,code"`
+	Last      float64        `itick:"ld"`       // trade price
+	Time      time.Time      `itick:"t,unixms"` // UTC
+	Volume    float64        `itick:"v"`        // the trade's volume
+	Session   TickSession    `itick:"te"`       // stocks only
+	Turnover  float64        `itick:"tu"`       // crypto only
+	Status    TradingStatus  `itick:"ts"`       // crypto only
+	Direction TradeDirection `itick:"d"`        // stocks only: neutral, sell or buy
 }
 
-var tickModel = codec.NewModel(
-	codec.Symbol("s", func(t *Tick) *string { return &t.Symbol }),
-	codec.Num("ld", func(t *Tick) *float64 { return &t.Last }),
-	codec.Millis("t", func(t *Tick) *time.Time { return &t.Time }),
-	codec.Num("v", func(t *Tick) *float64 { return &t.Volume }),
-	codec.Int("te", func(t *Tick) *TickSession { return &t.Session }),
-	codec.Num("tu", func(t *Tick) *float64 { return &t.Turnover }),
-	codec.Int("ts", func(t *Tick) *TradingStatus { return &t.Status }),
-	codec.Int("d", func(t *Tick) *TradeDirection { return &t.Direction }),
-)
+var tickModel = codec.Describe[Tick]()
 
 var ticksReader = codec.NewMap(tickModel.Into)
 

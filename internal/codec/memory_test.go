@@ -7,12 +7,12 @@ import (
 	"testing"
 )
 
-type longQuote struct{ Symbol, Note string }
+type longQuote struct {
+	Symbol string `itick:"s,code"`
+	Note   string `itick:"note"`
+}
 
-var longModel = NewModel(
-	Symbol("s", func(q *longQuote) *string { return &q.Symbol }),
-	Str("note", func(q *longQuote) *string { return &q.Note }),
-)
+var longModel = Describe[longQuote]()
 
 // A body read in 64 KiB blocks whose one value is a string of most of its
 // size costs at most its size again: a symbol is refused where it starts

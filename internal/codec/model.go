@@ -1,12 +1,23 @@
 package codec
 
 import (
+	"reflect"
+	"unsafe"
+
 	"github.com/d19c4e34/itick/internal/wire"
 )
 
-// Field is one member of a model's wire form: its name, what its value
-// must be (for a refusal's message), how it is read into T and written
-// back. Dec receives the key the whole value came under in a map, if any.
+// Model is how one type is read and written: the table of its wire
+// fields, built by Describe from the type's tags.
+type Model[T any] struct {
+	t    *table
+	list Buffer[T]
+}
+
+// Field is a member of a model's wire form read and written by hand, for
+// Describe: its name, what its value must be (for a refusal's message),
+// how it is read into T and written back (nil: never written). Dec
+// receives the key the whole value came under in a map, if any.
 type Field[T any] struct {
 	Name string
 	Want string
@@ -14,32 +25,56 @@ type Field[T any] struct {
 	Enc  func(b []byte, v *T) ([]byte, error)
 }
 
-// Model is a table of fields: how one type is read and written.
-type Model[T any] struct {
-	fields []Field[T]
-	names  *wire.Fields
-	list   Buffer[T]
+// A Part is what Describe takes beside the tags: the model of a type that
+// a field lists or inlines, or a Field read and written by hand.
+type Part interface{ part() }
+
+func (*Model[T]) part() {}
+
+func (Field[T]) part() {}
+
+// field is one member of a table: where its value sits in the object
+// (off) and its kind's reader and writer, which take that place.
+type field struct {
+	name string
+	kind string // the kind's name, to tell fields that can share a key
+	want string
+	off  uintptr
+	dec  func(st *State, p unsafe.Pointer, key string) error
+	enc  func(b []byte, p unsafe.Pointer) ([]byte, error) // nil: not written
+	copy func(dst, src unsafe.Pointer)                    // copies the value, for a key shared by inlined models
 }
 
-// NewModel returns the model of T with the given fields, written in their
-// order.
-func NewModel[T any](fields ...Field[T]) *Model[T] {
+// table is the wire form of one struct type, or of one nested object of
+// it: its fields, their names for the scanner, and the lists it reads
+// together (nil: none).
+type table struct {
+	typ      reflect.Type
+	fields   []field
+	names    *wire.Fields
+	together lists
+}
+
+func newTable(typ reflect.Type, fields []field, together lists) *table {
 	names := make([]string, len(fields))
 	for i, f := range fields {
-		names[i] = f.Name
+		names[i] = f.name
 	}
-	return &Model[T]{fields: fields, names: wire.NewFields(names...), list: NewBuffer[T]()}
+	return &table{typ: typ, fields: fields, names: wire.NewFields(names...), together: together}
 }
 
-// Into decodes the object at the scanner into v, over what v holds, as
-// encoding/json decodes into a struct: null leaves v as it is, anything
-// but an object is refused where it starts. key is the map key the value
-// came under, if any.
-func (m *Model[T]) Into(st *State, v *T, key string) error {
+// into decodes the object at the scanner into the value at p, over what
+// it holds, as encoding/json decodes into a struct: null leaves it as it
+// is, anything but an object is refused where it starts. key is the map
+// key the value came under, if any.
+func (t *table) into(st *State, p unsafe.Pointer, key string) error {
 	d := &st.D
 	empty, err := Enter(d, '{')
 	if err != nil || empty {
 		return err
+	}
+	if t.together != nil {
+		t.together.begin(st)
 	}
 	prev := -1 // keys mostly come in the table's order
 	for more := true; more; {
@@ -47,13 +82,14 @@ func (m *Model[T]) Into(st *State, v *T, key string) error {
 		if err != nil {
 			return err
 		}
-		if i := m.names.IndexAfter(k, prev); i < 0 {
+		if i := t.names.IndexAfter(k, prev); i < 0 {
 			err = d.Skip()
 		} else {
 			prev = i
+			f := &t.fields[i]
 			start := d.Offset()
-			if err = m.fields[i].Dec(st, v, key); err != nil {
-				err = Refusal(start, err, m.fields[i].Want)
+			if err = f.dec(st, unsafe.Add(p, f.off), key); err != nil {
+				err = Refusal(start, err, f.want)
 			}
 		}
 		if err != nil {
@@ -63,7 +99,43 @@ func (m *Model[T]) Into(st *State, v *T, key string) error {
 			return err
 		}
 	}
+	if t.together != nil {
+		t.together.end(st, p)
+	}
 	return nil
+}
+
+// append appends the wire form of the value at p: every written field, in
+// the table's order.
+func (t *table) append(b []byte, p unsafe.Pointer) ([]byte, error) {
+	b = append(b, '{')
+	first := true
+	for i := range t.fields {
+		f := &t.fields[i]
+		if f.enc == nil {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, '"')
+		b = append(b, f.name...)
+		b = append(b, '"', ':')
+		var err error
+		if b, err = f.enc(b, unsafe.Add(p, f.off)); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// Into decodes the object at the scanner into v, over what v holds, as
+// encoding/json decodes into a struct: null leaves v as it is, anything
+// but an object is refused where it starts. key is the map key the value
+// came under, if any.
+func (m *Model[T]) Into(st *State, v *T, key string) error {
+	return m.t.into(st, unsafe.Pointer(v), key)
 }
 
 // Ptr reads the object at the scanner into a new T; null is nil.
@@ -84,6 +156,16 @@ func (m *Model[T]) Ptr(st *State) (*T, error) {
 func (m *Model[T]) List(st *State) ([]T, error) {
 	return ReadList(st, m.list, m.Into)
 }
+
+// Append appends v's wire form: every field, in the table's order.
+func (m *Model[T]) Append(b []byte, v *T) ([]byte, error) { return m.t.append(b, unsafe.Pointer(v)) }
+
+// Marshal is a model's MarshalJSON.
+func (m *Model[T]) Marshal(v *T) ([]byte, error) { return m.Append(make([]byte, 0, 128), v) }
+
+// Unmarshal is a model's UnmarshalJSON: the whole of b is one value, read
+// into a zero T that replaces v only when all of b decoded.
+func (m *Model[T]) Unmarshal(b []byte, v *T) error { return Unmarshal(b, v, m.Into) }
 
 // ReadList reads the array at the scanner with elem, each element into
 // buf's scratch, and returns a copy of its length: null is a nil slice,
@@ -197,32 +279,6 @@ func eachMember(d *wire.Decoder, keyLimit int, member func(key []byte) error) (i
 	}
 	return false, err
 }
-
-// Append appends v's wire form: every field, in the table's order.
-func (m *Model[T]) Append(b []byte, v *T) ([]byte, error) {
-	b = append(b, '{')
-	for i := range m.fields {
-		f := &m.fields[i]
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '"')
-		b = append(b, f.Name...)
-		b = append(b, '"', ':')
-		var err error
-		if b, err = f.Enc(b, v); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, '}'), nil
-}
-
-// Marshal is a model's MarshalJSON.
-func (m *Model[T]) Marshal(v *T) ([]byte, error) { return m.Append(make([]byte, 0, 128), v) }
-
-// Unmarshal is a model's UnmarshalJSON: the whole of b is one value, read
-// into a zero T that replaces v only when all of b decoded.
-func (m *Model[T]) Unmarshal(b []byte, v *T) error { return Unmarshal(b, v, m.Into) }
 
 // Unmarshal reads the whole of b as one value with into, and stores it in v
 // only when it decoded.

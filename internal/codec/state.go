@@ -1,13 +1,15 @@
 // Package codec decodes and encodes the service's JSON through tables of
 // each model's wire fields, over the wire scanner.
 //
-// A model is a Model[T]: one Field per wire member, giving its name, how
-// its value is read into T and how it is written back. Responses, stream
-// pushes and each model's UnmarshalJSON read through the same tables;
-// MarshalJSON writes them. The field readers follow the service's
-// tolerant wire types: numbers may arrive as JSON strings, "" and null
-// read as zero, strings may arrive as bare numbers, and keys match as
-// encoding/json matches struct fields.
+// A model is a Model[T], built once by Describe from the itick tags of
+// T's fields: the tag names the wire key and, where the Go type alone
+// does not say how the service sends the value, its kind (kinds.go). Each
+// field of the table says where its value sits in T and how it is read
+// and written back. Responses, stream pushes and each model's
+// UnmarshalJSON read through the same tables; MarshalJSON writes them.
+// The kinds follow the service's tolerant wire types: numbers may arrive
+// as JSON strings, "" and null read as zero, strings may arrive as bare
+// numbers, and keys match as encoding/json matches struct fields.
 //
 // Around the models: the envelope every response comes in and the success
 // rule (envelope.go), and naming where a decode failed without quoting

@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"time"
-	"unsafe"
 
 	"github.com/d19c4e34/itick/internal/wire"
 )
@@ -24,131 +23,6 @@ const (
 	maxUnixSeconds = 253402300799
 	maxUnixMillis  = maxUnixSeconds*1000 + 999
 )
-
-// The field kinds. Each takes the wire name and where the field lives in T.
-
-// Num is a number.
-func Num[T any](name string, p func(*T) *float64) Field[T] {
-	return Field[T]{Name: name, Want: "a number",
-		Dec: func(st *State, v *T, _ string) (err error) { *p(v), err = st.D.Num(); return err },
-		Enc: func(b []byte, v *T) ([]byte, error) { return AppendNum(b, *p(v)) }}
-}
-
-// Int is an integer.
-func Int[T any, I ~int](name string, p func(*T) *I) Field[T] {
-	return Field[T]{Name: name, Want: "an integer",
-		Dec: func(st *State, v *T, _ string) error {
-			n, err := ReadInt(&st.D)
-			*p(v) = I(n)
-			return err
-		},
-		Enc: func(b []byte, v *T) ([]byte, error) { return strconv.AppendInt(b, int64(*p(v)), 10), nil }}
-}
-
-// Str is a string. It is read as the map key it came under when they are
-// equal (a symbol), else as the State's interned copy; a long one that
-// straddled the body's blocks keeps the copy the scanner made of it.
-func Str[T any, S ~string](name string, p func(*T) *S) Field[T] {
-	return Field[T]{Name: name, Want: "a string",
-		Dec: func(st *State, v *T, key string) error {
-			b, fresh, err := st.D.StrFresh()
-			if fresh && len(b) > maxInternedLen {
-				// Nothing else refers to the copy, or will write it.
-				*p(v) = S(unsafe.String(unsafe.SliceData(b), len(b)))
-				return err
-			}
-			*p(v) = S(st.Str(b, key))
-			return err
-		},
-		Enc: func(b []byte, v *T) ([]byte, error) { return AppendString(b, string(*p(v))), nil }}
-}
-
-// MaxCode bounds, in bytes as sent, a value that names a product or a
-// market: a code, a symbol, a region. Codes are a few bytes; a longer one
-// is refused where it starts, and passed over without a copy however long
-// a hostile server makes it.
-const MaxCode = 1024
-
-// Symbol is a string that names a product or a market (a code, a symbol,
-// an exchange, a region), at most MaxCode bytes; read as Str reads one.
-func Symbol[T any, S ~string](name string, p func(*T) *S) Field[T] {
-	return Field[T]{Name: name, Want: "a code of at most " + strconv.Itoa(MaxCode) + " bytes",
-		Dec: func(st *State, v *T, key string) error {
-			b, err := st.D.StrMax(MaxCode)
-			*p(v) = S(st.Str(b, key))
-			return err
-		},
-		Enc: func(b []byte, v *T) ([]byte, error) { return AppendString(b, string(*p(v))), nil }}
-}
-
-// Millis is a time in Unix milliseconds.
-func Millis[T any](name string, p func(*T) *time.Time) Field[T] {
-	return Field[T]{Name: name, Want: "a timestamp",
-		Dec: func(st *State, v *T, _ string) (err error) { *p(v), err = ReadMillis(&st.D); return err },
-		Enc: func(b []byte, v *T) ([]byte, error) { return AppendUnix(b, *p(v), time.Time.UnixMilli), nil }}
-}
-
-// Seconds is a time in Unix seconds.
-func Seconds[T any](name string, p func(*T) *time.Time) Field[T] {
-	return Field[T]{Name: name, Want: "a timestamp",
-		Dec: func(st *State, v *T, _ string) (err error) { *p(v), err = ReadSeconds(&st.D); return err },
-		Enc: func(b []byte, v *T) ([]byte, error) { return AppendUnix(b, *p(v), time.Time.Unix), nil }}
-}
-
-// Bool is a boolean, as ReadBool takes it.
-func Bool[T any](name string, p func(*T) *bool) Field[T] {
-	return Field[T]{Name: name, Want: "a boolean",
-		Dec: func(st *State, v *T, _ string) (err error) { *p(v), err = ReadBool(&st.D); return err },
-		Enc: func(b []byte, v *T) ([]byte, error) { return strconv.AppendBool(b, *p(v)), nil }}
-}
-
-// List is an array of another model's values: null is a nil slice, [] an
-// empty one, and a nil slice is written as null.
-func List[T, E any](name string, elem *Model[E], p func(*T) *[]E) Field[T] {
-	return Field[T]{Name: name, Want: "an array",
-		Dec: func(st *State, v *T, _ string) (err error) { *p(v), err = elem.List(st); return err },
-		Enc: func(b []byte, v *T) ([]byte, error) { return AppendList(b, *p(v), elem) }}
-}
-
-// Object is a nested object whose fields (sub) are T's own: it is decoded
-// over what T holds, as encoding/json decodes a struct field.
-func Object[T any](name string, sub *Model[T]) Field[T] {
-	return Field[T]{Name: name, Want: "an object",
-		Dec: func(st *State, v *T, key string) error { return sub.Into(st, v, key) },
-		Enc: func(b []byte, v *T) ([]byte, error) { return sub.Append(b, v) }}
-}
-
-// Strings is a list of strings whose items may arrive as bare numbers;
-// null and [] are a nil list, written as [].
-func Strings[T any](name string, p func(*T) *[]string) Field[T] {
-	return Field[T]{Name: name, Want: "an array of strings",
-		Dec: func(st *State, v *T, _ string) (err error) { *p(v), err = ReadStrings(&st.D, nil); return err },
-		Enc: func(b []byte, v *T) ([]byte, error) {
-			if *p(v) == nil {
-				return append(b, "[]"...), nil
-			}
-			q, err := json.Marshal(*p(v))
-			return append(b, q...), err
-		}}
-}
-
-// AppendList writes list with elem's writer; nil is null.
-func AppendList[E any](b []byte, list []E, elem *Model[E]) ([]byte, error) {
-	if list == nil {
-		return append(b, "null"...), nil
-	}
-	b = append(b, '[')
-	for i := range list {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		var err error
-		if b, err = elem.Append(b, &list[i]); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, ']'), nil
-}
 
 // The scalar readers.
 
