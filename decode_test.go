@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -230,10 +231,6 @@ func decodeBare[T any](data []byte, out *T, read codec.Reader[T]) error {
 // noRedact removes nothing but still bounds, as a client with no token.
 var noRedact *redact.Redactor
 
-func (holidayRef) decode(b []byte) (Holiday, error) { return holidayFromWire(b) }
-
-func (statusRef) decode(b []byte) (MarketStatus, error) { return marketStatusFromWire(b) }
-
 // target is one result type the decoder serves, and the oracle's decoder
 // of it.
 type target struct {
@@ -243,39 +240,36 @@ type target struct {
 }
 
 var targets = []target{
-	{"quotes", func() any { return new(map[string]Quote) }, refInto(func(m map[string]refQuote) map[string]Quote {
-		return convertMap(m, func(q refQuote) Quote { return Quote(q) })
+	{"quotes", func() any { return new(map[string]Quote) }, refInto(func(m map[string]refOf[Quote]) map[string]Quote {
+		return convertMap(m, unref)
 	})},
-	{"ticks", func() any { return new(map[string]Tick) }, refInto(func(m map[string]refTick) map[string]Tick {
-		return convertMap(m, func(t refTick) Tick { return Tick(t) })
+	{"ticks", func() any { return new(map[string]Tick) }, refInto(func(m map[string]refOf[Tick]) map[string]Tick {
+		return convertMap(m, unref)
 	})},
-	{"depths", func() any { return new(map[string]DepthBook) }, refInto(func(m map[string]refBook) map[string]DepthBook {
-		return convertMap(m, func(b refBook) DepthBook { return DepthBook(b) })
+	{"depths", func() any { return new(map[string]DepthBook) }, refInto(func(m map[string]refOf[DepthBook]) map[string]DepthBook {
+		return convertMap(m, unref)
 	})},
-	{"klines", func() any { return new(map[string][]Kline) }, refInto(func(m map[string][]refKline) map[string][]Kline {
-		return convertMap(m, func(ks []refKline) []Kline { return convertSlice(ks, toKline) })
+	{"klines", func() any { return new(map[string][]Kline) }, refInto(func(m map[string][]refOf[Kline]) map[string][]Kline {
+		return convertMap(m, func(ks []refOf[Kline]) []Kline { return convertSlice(ks, unref) })
 	})},
-	{"depth", func() any { return new(*DepthBook) }, refInto(func(b *refBook) *DepthBook { return (*DepthBook)(b) })},
-	{"quote", func() any { return new(*Quote) }, refInto(func(q *refQuote) *Quote { return (*Quote)(q) })},
-	{"tick", func() any { return new(*Tick) }, refInto(func(t *refTick) *Tick { return (*Tick)(t) })},
-	{"stock info", func() any { return new(*StockInfo) }, refPtr(stockInfoFromWire)},
-	{"article", func() any { return new(*NewsArticle) }, refPtr(articleFromWire)},
+	{"depth", func() any { return new(*DepthBook) }, refPtr[DepthBook]()},
+	{"quote", func() any { return new(*Quote) }, refPtr[Quote]()},
+	{"tick", func() any { return new(*Tick) }, refPtr[Tick]()},
+	{"stock info", func() any { return new(*StockInfo) }, refPtr[StockInfo]()},
+	{"article", func() any { return new(*NewsArticle) }, refPtr[NewsArticle]()},
 	{"kline list", func() any { return new(klineData) }, refKlineData},
-	{"symbols", func() any { return new([]Symbol) }, refInto(func(r []refItem[Symbol, symbolRef]) []Symbol { return items(r) })},
-	{"holidays", func() any { return new([]Holiday) }, refInto(func(r []refItem[Holiday, holidayRef]) []Holiday { return items(r) })},
+	{"symbols", func() any { return new([]Symbol) }, refInto(func(r []refOf[Symbol]) []Symbol { return convertSlice(r, unref) })},
+	{"holidays", func() any { return new([]Holiday) }, refInto(func(r []refOf[Holiday]) []Holiday { return convertSlice(r, unref) })},
 	{"market status", func() any { return new([]MarketStatus) }, refStatusList},
-	{"split page", func() any { return new(SplitPage) }, func(raw []byte, out any) (err error) {
-		*out.(*SplitPage), err = splitPageFromWire(raw)
-		return err
-	}},
-	{"IPO page", func() any { return new(IPOPage) }, func(raw []byte, out any) (err error) {
-		*out.(*IPOPage), err = ipoPageFromWire(raw)
-		return err
-	}},
-	{"news page", func() any { return new(NewsPage) }, func(raw []byte, out any) (err error) {
-		*out.(*NewsPage), err = newsPageFromWire(raw)
-		return err
-	}},
+	{"split page", func() any { return new(SplitPage) }, refValue[SplitPage]},
+	{"IPO page", func() any { return new(IPOPage) }, refValue[IPOPage]},
+	{"news page", func() any { return new(NewsPage) }, refValue[NewsPage]},
+}
+
+// refValue decodes raw as a T through the oracle into out.
+func refValue[T any](raw []byte, out any) (err error) {
+	*out.(*T), err = refDecode[T](raw)
+	return err
 }
 
 // checkEquivalent decodes body with the fast and the reference paths, as a
@@ -365,56 +359,44 @@ func checkBlocksAgree(t testing.TB, tg target, status int, body []byte, want any
 // oracle's decoder and encoder.
 type modelCase struct {
 	name   string
+	typ    reflect.Type
 	dec    func([]byte) (any, error)
 	ref    func([]byte) (any, error)
 	enc    func(any) ([]byte, error)
 	refEnc func(any) ([]byte, error)
 }
 
-func mcase[T any, P interface {
-	*T
-	json.Unmarshaler
-}](name string, ref func([]byte) (T, error), toWire func(T) any) modelCase {
-	return modelCase{name: name,
-		dec:    func(b []byte) (any, error) { var v T; err := P(&v).UnmarshalJSON(b); return v, err },
-		ref:    func(b []byte) (any, error) { return ref(b) },
-		enc:    func(v any) ([]byte, error) { return json.Marshal(v) },
-		refEnc: func(v any) ([]byte, error) { return json.Marshal(toWire(v.(T))) }}
-}
-
-func asRef[T, R any](conv func(R) T) func([]byte) (T, error) {
-	return func(b []byte) (T, error) {
-		var r R
-		err := json.Unmarshal(b, &r)
-		return conv(r), err
+// modelCases are every model Describe has described that has its own
+// UnmarshalJSON and MarshalJSON: the models of the public API.
+var modelCases = sync.OnceValue(func() []modelCase {
+	var out []modelCase
+	for _, t := range codec.Described() {
+		if !reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) ||
+			!t.Implements(reflect.TypeFor[json.Marshaler]()) {
+			continue
+		}
+		out = append(out, modelCase{name: t.Name(), typ: t,
+			dec: func(b []byte) (any, error) {
+				v := reflect.New(t)
+				err := v.Interface().(json.Unmarshaler).UnmarshalJSON(b)
+				return v.Elem().Interface(), err
+			},
+			ref: func(b []byte) (any, error) {
+				v, err := refDecodeValue(t, b)
+				return v.Interface(), err
+			},
+			enc:    func(v any) ([]byte, error) { return json.Marshal(v) },
+			refEnc: func(v any) ([]byte, error) { return refEncodeValue(reflect.ValueOf(v)) }})
 	}
-}
-
-var modelCases = []modelCase{
-	mcase("Quote", asRef(func(r refQuote) Quote { return Quote(r) }), quoteToWire),
-	mcase("Tick", asRef(func(r refTick) Tick { return Tick(r) }), tickToWire),
-	mcase("DepthBook", asRef(func(r refBook) DepthBook { return DepthBook(r) }), bookToWire),
-	mcase("DepthLevel", asRef(func(r refLevel) DepthLevel { return DepthLevel(r) }), levelToWire),
-	mcase("Kline", asRef(func(r refKline) Kline { return Kline(r) }), klineToWire),
-	mcase("SplitRecord", splitFromWire, splitToWire),
-	mcase("SplitPage", splitPageFromWire, splitPageToWire),
-	mcase("NewsItem", newsItemFromWire, newsItemToWire),
-	mcase("NewsPage", newsPageFromWire, newsPageToWire),
-	mcase("NewsArticle", articleFromWire, articleToWire),
-	mcase("StockInfo", stockInfoFromWire, stockInfoToWire),
-	mcase("IPO", ipoFromWire, ipoToWire),
-	mcase("IPOPage", ipoPageFromWire, ipoPageToWire),
-	mcase("Symbol", symbolFromWire, symbolToWire),
-	mcase("Holiday", holidayFromWire, holidayToWire),
-	mcase("MarketStatus", marketStatusFromWire, marketStatusToWire),
-}
+	return out
+})
 
 // checkModelsEquivalent holds each model's decoder (its UnmarshalJSON,
 // called directly) to the oracle, and its MarshalJSON to json.Marshal of
 // the wire struct, byte for byte.
 func checkModelsEquivalent(t testing.TB, b []byte) {
 	t.Helper()
-	for _, mc := range modelCases {
+	for _, mc := range modelCases() {
 		got, err := mc.dec(b)
 		ref, rerr := mc.ref(b)
 		if (err != nil) != (rerr != nil) {
@@ -949,16 +931,26 @@ func TestDecodeToleranceCasesAreEquivalent(t *testing.T) {
 
 // TestEveryFieldRoundTrips sets every field of every model to a value of
 // its own, then requires json.Marshal and json.Unmarshal to bring all of
-// them back. A field added to a struct but not to its model's table comes
-// back zero and fails here: the table entry is the one place that gives a
-// field its wire name, its decoder and its encoder.
+// them back. A field whose tag the table lost comes back zero and fails
+// here: the tag is the one place that gives a field its wire name, its
+// decoder and its encoder. Every model Describe has described is tried,
+// the sixteen of the API among them.
 func TestEveryFieldRoundTrips(t *testing.T) {
 	t.Parallel()
-	for _, v := range []any{
+	var models []any
+	for _, mc := range modelCases() {
+		models = append(models, reflect.New(mc.typ).Interface())
+	}
+	for _, want := range []any{
 		new(Quote), new(Tick), new(DepthBook), new(DepthLevel), new(Kline), new(SplitRecord), new(SplitPage),
 		new(NewsItem), new(NewsPage), new(NewsArticle), new(StockInfo), new(IPO), new(IPOPage), new(Symbol),
 		new(Holiday), new(MarketStatus),
 	} {
+		if !slices.ContainsFunc(models, func(m any) bool { return reflect.TypeOf(m) == reflect.TypeOf(want) }) {
+			t.Errorf("%T is not among the described models", want)
+		}
+	}
+	for _, v := range models {
 		n := 0
 		fill(reflect.ValueOf(v).Elem(), &n)
 		b, err := json.Marshal(v)

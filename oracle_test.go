@@ -1,20 +1,36 @@
 package itick
 
-// The oracle: encoding/json through the wire structs, as the SDK decoded
-// and encoded before its decoder was built from the models' tables. The
-// equivalence tests and fuzz targets hold the decoder and MarshalJSON to
-// it on every input.
+// The oracle: encoding/json, through wire structs the oracle builds from
+// the models' itick tags with reflect.StructOf, one field per wire key of
+// a type of its own that reads what the tag's kind declares (num,
+// integer, str, millis, ...). The equivalence tests and fuzz targets hold
+// the decoder and MarshalJSON to it on every input.
+//
+// The oracle shares only the tags with the decoder: the keys and the kind
+// each declares are the description both read. Everything else is its
+// own: how a key matches, a later duplicate wins, null and unknown keys
+// are read, and nested objects merge is encoding/json's; how each kind's
+// value is read and written is the small types below, written from the
+// service's rules with strconv, math/big and encoding/json; and where a
+// value goes in the model is found by reflect from the field's index,
+// not from the codec's offsets. A table the codec built wrong, a kind
+// read or written wrong, or a field left out shows as a difference; a
+// key named wrong in a tag is the description itself, which the endpoint
+// tests check against the fixtures' hand-written values.
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -211,125 +227,6 @@ func parseNumber(b []byte) (float64, error) {
 	return f, nil
 }
 
-type quoteWire struct {
-	S   str     `json:"s"`
-	Ld  num     `json:"ld"`
-	O   num     `json:"o"`
-	P   num     `json:"p"`
-	H   num     `json:"h"`
-	L   num     `json:"l"`
-	T   millis  `json:"t"`
-	V   num     `json:"v"`
-	Tu  num     `json:"tu"`
-	TS  integer `json:"ts"`
-	Ch  num     `json:"ch"`
-	Chp num     `json:"chp"`
-}
-
-type depthBookWire struct {
-	S str          `json:"s"`
-	A []DepthLevel `json:"a"`
-	B []DepthLevel `json:"b"`
-}
-
-type depthLevelWire struct {
-	Po integer `json:"po"`
-	P  num     `json:"p"`
-	V  num     `json:"v"`
-	O  num     `json:"o"`
-}
-
-type klineWire struct {
-	T  millis `json:"t"`
-	O  num    `json:"o"`
-	H  num    `json:"h"`
-	L  num    `json:"l"`
-	C  num    `json:"c"`
-	V  num    `json:"v"`
-	Tu num    `json:"tu"`
-}
-
-type splitRecordWire struct {
-	D millis `json:"d"`
-	R str    `json:"r"`
-	N str    `json:"n"`
-	C str    `json:"c"`
-	V str    `json:"v"`
-}
-
-type newsItemWire struct {
-	ID str     `json:"id"`
-	Te str     `json:"te"`
-	Pt seconds `json:"pt"`
-	Mt str     `json:"mt"`
-	Lg str     `json:"lg"`
-	Lk str     `json:"lk"`
-	Pv str     `json:"pv"`
-}
-
-type newsPageWire struct {
-	Data       []NewsItem `json:"data"`
-	Pagination struct {
-		NextCursor str     `json:"nextCursor"`
-		HasMore    boolean `json:"hasMore"`
-		Count      integer `json:"count"`
-	} `json:"pagination"`
-}
-
-type tickWire struct {
-	S  str     `json:"s"`
-	Ld num     `json:"ld"`
-	T  millis  `json:"t"`
-	V  num     `json:"v"`
-	Te integer `json:"te"`
-	Tu num     `json:"tu"`
-	TS integer `json:"ts"`
-	D  integer `json:"d"`
-}
-
-type stockInfoWire struct {
-	C   str `json:"c"`
-	N   str `json:"n"`
-	T   str `json:"t"`
-	E   str `json:"e"`
-	S   str `json:"s"`
-	I   str `json:"i"`
-	L   str `json:"l"`
-	R   str `json:"r"`
-	Bd  str `json:"bd"`
-	Wu  str `json:"wu"`
-	Mcb num `json:"mcb"`
-	Tso num `json:"tso"`
-	Pet num `json:"pet"`
-	Fcc str `json:"fcc"`
-}
-
-type ipoWire struct {
-	Dt millis  `json:"dt"`
-	Cn str     `json:"cn"`
-	Sc str     `json:"sc"`
-	Ex str     `json:"ex"`
-	Ct str     `json:"ct"`
-	Mc str     `json:"mc"`
-	Pr str     `json:"pr"`
-	Bs seconds `json:"bs"`
-	Es seconds `json:"es"`
-	Ro seconds `json:"ro"`
-}
-
-type newsArticleWire struct {
-	ID  str     `json:"id"`
-	Te  str     `json:"te"`
-	Pt  seconds `json:"pt"`
-	Lg  str     `json:"lg"`
-	Lk  str     `json:"lk"`
-	Sd  str     `json:"sd"`
-	Cd  str     `json:"cd"`
-	Tg  strList `json:"tg"`
-	Mts strList `json:"mts"`
-	Mt  str     `json:"mt"`
-}
-
 // strList is a list of strings whose items may arrive as bare numbers; null
 // is an empty list.
 type strList []string
@@ -356,24 +253,6 @@ func (l strList) MarshalJSON() ([]byte, error) {
 		return []byte("[]"), nil
 	}
 	return json.Marshal([]string(l))
-}
-
-type symbolWire struct {
-	C str `json:"c"`
-	N str `json:"n"`
-	T str `json:"t"`
-	E str `json:"e"`
-	S str `json:"s"`
-	L str `json:"l"`
-}
-
-type holidayWire struct {
-	C  str      `json:"c"`
-	R  str      `json:"r"`
-	Tz num      `json:"tz"`
-	Et str      `json:"et"`
-	V  dateList `json:"v"`
-	Ey year     `json:"ey"`
 }
 
 // year is the holiday year, sent as text ("2025") or a number; empty is 0.
@@ -461,17 +340,6 @@ func (d dateList) MarshalJSON() ([]byte, error) {
 	return json.Marshal(string(inner))
 }
 
-type marketStatusWire struct {
-	C str       `json:"c"`
-	R str       `json:"r"`
-	O boolean   `json:"o"`
-	S str       `json:"s"`
-	H str       `json:"h"`
-	T commaList `json:"t"`
-	Z str       `json:"z"`
-	L str       `json:"l"`
-}
-
 // commaList is a comma-separated string such as "08:00-09:00,09:00-17:30,";
 // empty items are dropped and a JSON array is accepted too.
 type commaList []string
@@ -504,56 +372,294 @@ func (c *commaList) UnmarshalJSON(b []byte) error {
 
 func (c commaList) MarshalJSON() ([]byte, error) { return json.Marshal(strings.Join(c, ",")) }
 
-// pageWire is the Spring-style page the service wraps split and IPO
-// records in; page is 0-based.
-type pageWire[T any] struct {
-	Content       []T     `json:"content"`
-	Page          integer `json:"page"`
-	Size          integer `json:"size"`
-	TotalPages    integer `json:"totalPages"`
-	TotalElements integer `json:"totalElements"`
-	Last          boolean `json:"last"`
+// refList is a list field's value as sent under each occurrence of its
+// key, in order: each must decode, and the last one is the value, as
+// encoding/json decodes a repeated key into a slice of values that decode
+// themselves whole.
+type refList [][]byte
+
+func (l *refList) UnmarshalJSON(b []byte) error {
+	*l = append(*l, bytes.Clone(b))
+	return nil
 }
 
-// The reference decoders: encoding/json through the wire structs.
-
-func quoteFromWire(b []byte) (Quote, error) {
-	var w quoteWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return Quote{}, err
+func (l refList) MarshalJSON() ([]byte, error) {
+	if len(l) == 0 {
+		return []byte("null"), nil
 	}
-	return Quote{Symbol: string(w.S), Last: float64(w.Ld), Open: float64(w.O), PrevClose: float64(w.P),
-		High: float64(w.H), Low: float64(w.L), Time: time.Time(w.T), Volume: float64(w.V),
-		Turnover: float64(w.Tu), Status: int(w.TS), Change: float64(w.Ch), ChangePercent: float64(w.Chp)}, nil
+	return l[len(l)-1], nil
 }
 
-func tickFromWire(b []byte) (Tick, error) {
-	var w tickWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return Tick{}, err
+// decode decodes every occurrence as a list of elem and returns the last,
+// as a []elem; null is a nil slice.
+func (l refList) decode(elem reflect.Type) (reflect.Value, error) {
+	out := reflect.Zero(reflect.SliceOf(elem))
+	for _, b := range l {
+		var raws []json.RawMessage
+		if err := json.Unmarshal(b, &raws); err != nil {
+			return out, err
+		}
+		if raws == nil {
+			out = reflect.Zero(reflect.SliceOf(elem))
+			continue
+		}
+		out = reflect.MakeSlice(reflect.SliceOf(elem), len(raws), len(raws))
+		for i, raw := range raws {
+			v, err := refDecodeValue(elem, raw)
+			if err != nil {
+				return out, err
+			}
+			out.Index(i).Set(v)
+		}
 	}
-	return Tick{Symbol: string(w.S), Last: float64(w.Ld), Time: time.Time(w.T), Volume: float64(w.V),
-		Session: TickSession(w.Te), Turnover: float64(w.Tu), Status: TradingStatus(w.TS), Direction: TradeDirection(w.D)}, nil
+	return out, nil
 }
 
-func depthLevelFromWire(b []byte) (DepthLevel, error) {
-	var w depthLevelWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return DepthLevel{}, err
+// refListOf encodes a list the oracle's way, element by element; nil is
+// null.
+func refListOf(v reflect.Value) (refList, error) {
+	if v.IsNil() {
+		return refList{[]byte("null")}, nil
 	}
-	return DepthLevel{Level: int(w.Po), Price: float64(w.P), Volume: float64(w.V), Orders: float64(w.O)}, nil
-}
-
-func klineFromWire(b []byte) (Kline, error) {
-	var w klineWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return Kline{}, err
+	var b []byte
+	b = append(b, '[')
+	for i := range v.Len() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		e, err := refEncodeValue(v.Index(i))
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, e...)
 	}
-	return Kline{Time: time.Time(w.T), Open: float64(w.O), High: float64(w.H), Low: float64(w.L),
-		Close: float64(w.C), Volume: float64(w.V), Turnover: float64(w.Tu)}, nil
+	return refList{append(b, ']')}, nil
 }
 
-// envelope is the {code, msg, data} wrapper of every response. message is
+// The oracle's view of a model: the wire struct it decodes through, and
+// where each field of the model takes its value from.
+
+type refModel struct {
+	wire   reflect.Type
+	leaves []refLeaf
+}
+
+// refLeaf is one field of the model (at index, through inlined structs)
+// and the field of the wire struct that holds its value (at wire); a key
+// that inlined models share has one wire field and a leaf for each.
+type refLeaf struct {
+	index []int
+	wire  []int
+	elem  reflect.Type // a list's element type; nil for any other kind
+}
+
+// refWireTypeOf is the oracle's wire type of a field of type t whose tag
+// names kind (or none), and a list's element type.
+func refWireTypeOf(t reflect.Type, kind string) (reflect.Type, reflect.Type) {
+	switch kind {
+	case "unixms":
+		return reflect.TypeFor[millis](), nil
+	case "unix":
+		return reflect.TypeFor[seconds](), nil
+	case "year":
+		return reflect.TypeFor[year](), nil
+	case "dates":
+		return reflect.TypeFor[dateList](), nil
+	case "commas":
+		return reflect.TypeFor[commaList](), nil
+	case "", "code":
+	default:
+		panic("oracle: no wire type for kind " + kind)
+	}
+	switch {
+	case t.Kind() == reflect.Float64:
+		return reflect.TypeFor[num](), nil
+	case t.Kind() == reflect.Int:
+		return reflect.TypeFor[integer](), nil
+	case t.Kind() == reflect.String:
+		return reflect.TypeFor[str](), nil
+	case t.Kind() == reflect.Bool:
+		return reflect.TypeFor[boolean](), nil
+	case t == reflect.TypeFor[[]string]():
+		return reflect.TypeFor[strList](), nil
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
+		return reflect.TypeFor[refList](), t.Elem()
+	}
+	panic("oracle: no wire type for a " + t.String())
+}
+
+// refKey is one wire key of a model on its way into the wire struct.
+type refKey struct {
+	path   []string
+	typ    reflect.Type
+	depth  int // 0: the model's own; 1: inlined
+	leaves [][]int
+	elem   reflect.Type
+}
+
+var refModels sync.Map // reflect.Type -> *refModel
+
+// refModelOf reads t's tags, once.
+func refModelOf(t reflect.Type) *refModel {
+	if m, ok := refModels.Load(t); ok {
+		return m.(*refModel)
+	}
+	var keys []*refKey
+	add := func(k *refKey) {
+		for _, o := range keys {
+			if strings.Join(o.path, ".") != strings.Join(k.path, ".") {
+				continue
+			}
+			switch {
+			case k.depth > o.depth:
+			case k.depth < o.depth:
+				*o = *k
+			case k.depth == o.depth && k.depth > 0 && k.typ == o.typ:
+				o.leaves = append(o.leaves, k.leaves...)
+			default:
+				panic("oracle: " + t.String() + " has the key " + strings.Join(k.path, ".") + " twice")
+			}
+			return
+		}
+		keys = append(keys, k)
+	}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag, ok := sf.Tag.Lookup("itick")
+		if !ok || tag == "-" {
+			continue
+		}
+		key, kind, _ := strings.Cut(tag, ",")
+		if kind == "inline" {
+			for _, l := range refModelOf(sf.Type).leaves {
+				k := refModelOf(sf.Type).keyOf(l)
+				k.depth, k.leaves = 1, [][]int{append([]int{i}, l.index...)}
+				add(k)
+			}
+			continue
+		}
+		wt, elem := refWireTypeOf(sf.Type, kind)
+		add(&refKey{path: strings.Split(key, "."), typ: wt, leaves: [][]int{{i}}, elem: elem})
+	}
+	m := &refModel{}
+	m.wire = refStruct(keys, nil, m)
+	refModels.Store(t, m)
+	return m
+}
+
+// keyOf is the key of a leaf of m, for a model that inlines m.
+func (m *refModel) keyOf(l refLeaf) *refKey {
+	var path []string
+	w := m.wire
+	for _, i := range l.wire {
+		f := w.Field(i)
+		path = append(path, f.Tag.Get("json"))
+		w = f.Type
+	}
+	return &refKey{path: path, typ: w, elem: l.elem}
+}
+
+// refStruct builds the wire struct of keys (nested under prefix), each
+// key a field named by its place, tagged with its key, and records m's
+// leaves.
+func refStruct(keys []*refKey, prefix []int, m *refModel) reflect.Type {
+	var fields []reflect.StructField
+	done := map[string]bool{}
+	for _, k := range keys {
+		at := append(append([]int{}, prefix...), len(fields))
+		name := k.path[0]
+		if len(k.path) == 1 {
+			fields = append(fields, reflect.StructField{Name: fmt.Sprintf("F%d", len(fields)), Type: k.typ,
+				Tag: reflect.StructTag(`json:"` + name + `"`)})
+			for _, idx := range k.leaves {
+				m.leaves = append(m.leaves, refLeaf{index: idx, wire: at, elem: k.elem})
+			}
+			continue
+		}
+		if done[name] {
+			continue
+		}
+		done[name] = true
+		var sub []*refKey
+		for _, o := range keys {
+			if len(o.path) > 1 && o.path[0] == name {
+				c := *o
+				c.path = o.path[1:]
+				sub = append(sub, &c)
+			}
+		}
+		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("F%d", len(fields)),
+			Type: refStruct(sub, at, m), Tag: reflect.StructTag(`json:"` + name + `"`)})
+	}
+	return reflect.StructOf(fields)
+}
+
+// settable is v made settable, an unexported field included.
+func settable(v reflect.Value) reflect.Value {
+	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
+}
+
+// refDecodeValue decodes b as a t through its wire struct.
+func refDecodeValue(t reflect.Type, b []byte) (reflect.Value, error) {
+	m := refModelOf(t)
+	w := reflect.New(m.wire)
+	v := reflect.New(t).Elem()
+	if err := json.Unmarshal(b, w.Interface()); err != nil {
+		return v, err
+	}
+	for _, l := range m.leaves {
+		src, dst := w.Elem().FieldByIndex(l.wire), settable(v.FieldByIndex(l.index))
+		if l.elem != nil {
+			list, err := src.Interface().(refList).decode(l.elem)
+			if err != nil {
+				return v, err
+			}
+			dst.Set(list)
+			continue
+		}
+		dst.Set(src.Convert(dst.Type()))
+	}
+	return v, nil
+}
+
+// refEncodeValue encodes v with json.Marshal of its wire struct.
+func refEncodeValue(v reflect.Value) ([]byte, error) {
+	m := refModelOf(v.Type())
+	w := reflect.New(m.wire).Elem()
+	for _, l := range m.leaves {
+		src, dst := v.FieldByIndex(l.index), w.FieldByIndex(l.wire)
+		if l.elem != nil {
+			list, err := refListOf(src)
+			if err != nil {
+				return nil, err
+			}
+			dst.Set(reflect.ValueOf(list))
+			continue
+		}
+		dst.Set(src.Convert(dst.Type()))
+	}
+	return json.Marshal(w.Interface())
+}
+
+// refDecode decodes b as a T, the oracle's way.
+func refDecode[T any](b []byte) (T, error) {
+	v, err := refDecodeValue(reflect.TypeFor[T](), b)
+	return v.Interface().(T), err
+}
+
+// refOf is a T that encoding/json decodes through the oracle, whole: the
+// element of a map or a list of models, which never reaches the model's
+// own UnmarshalJSON.
+type refOf[T any] struct{ v T }
+
+func (r *refOf[T]) UnmarshalJSON(b []byte) (err error) {
+	r.v, err = refDecode[T](b)
+	return err
+}
+
+func unref[T any](r refOf[T]) T { return r.v }
+
+// refEnvelope is the {code, msg, data} wrapper of every response. message is
 // what an API gateway sends instead when it refuses a request.
 type refEnvelope struct {
 	Code    *refEnvCode     `json:"code"`
@@ -591,7 +697,7 @@ func refParseDate(s string) (time.Time, error) {
 	return time.Time{}, errOracle
 }
 
-// parseEnvelope is the envelope as encoding/json reads it, under the same
+// refParseEnvelope is the envelope as encoding/json reads it, under the same
 // success rule.
 func refParseEnvelope(status int, body []byte) (json.RawMessage, error) {
 	var env refEnvelope
@@ -613,281 +719,6 @@ func refParseEnvelope(status int, body []byte) (json.RawMessage, error) {
 		return nil, newAPIError("/test", status, nil, body, noRedact, f)
 	}
 	return env.Data, nil
-}
-
-// The oracle's decoders of the models the tables newly cover.
-
-func refDecode[W, T any](conv func(*W) T) func([]byte) (T, error) {
-	return func(b []byte) (T, error) {
-		var w W
-		if err := json.Unmarshal(b, &w); err != nil {
-			var zero T
-			return zero, err
-		}
-		return conv(&w), nil
-	}
-}
-
-var (
-	splitFromWire = refDecode(func(w *splitRecordWire) SplitRecord {
-		return SplitRecord{ExDate: time.Time(w.D), Region: Region(w.R), Name: string(w.N), Code: string(w.C), Ratio: string(w.V)}
-	})
-	newsItemFromWire = refDecode(func(w *newsItemWire) NewsItem {
-		return NewsItem{ID: string(w.ID), Title: string(w.Te), Published: time.Time(w.Pt), Market: string(w.Mt),
-			Lang: string(w.Lg), Link: string(w.Lk), Provider: string(w.Pv)}
-	})
-	stockInfoFromWire = refDecode(func(w *stockInfoWire) StockInfo {
-		return StockInfo{Code: string(w.C), Name: string(w.N), Type: string(w.T), Exchange: string(w.E),
-			Sector: string(w.S), Industry: string(w.I), Logo: string(w.L), Region: Region(w.R),
-			Description: string(w.Bd), Website: string(w.Wu), MarketCap: float64(w.Mcb), Shares: float64(w.Tso),
-			PE: float64(w.Pet), Currency: string(w.Fcc)}
-	})
-	ipoFromWire = refDecode(func(w *ipoWire) IPO {
-		return IPO{ListingDate: time.Time(w.Dt), Company: string(w.Cn), Code: string(w.Sc), Exchange: string(w.Ex),
-			Country: string(w.Ct), MarketCap: string(w.Mc), Price: string(w.Pr),
-			SubscriptionStart: time.Time(w.Bs), SubscriptionEnd: time.Time(w.Es), ResultDate: time.Time(w.Ro)}
-	})
-	articleFromWire = refDecode(func(w *newsArticleWire) NewsArticle {
-		return NewsArticle{ID: string(w.ID), Title: string(w.Te), Published: time.Time(w.Pt), Lang: string(w.Lg),
-			Link: string(w.Lk), Summary: string(w.Sd), Body: string(w.Cd), Tags: w.Tg, Markets: w.Mts, Market: string(w.Mt)}
-	})
-	symbolFromWire = refDecode(func(w *symbolWire) Symbol {
-		return Symbol{Code: string(w.C), Name: string(w.N), Type: AssetType(w.T), Exchange: string(w.E),
-			Sector: string(w.S), ShortName: string(w.L)}
-	})
-	holidayFromWire = refDecode(func(w *holidayWire) Holiday {
-		return Holiday{Market: string(w.C), Country: string(w.R), UTCOffset: float64(w.Tz),
-			TradingHours: string(w.Et), Dates: w.V, Year: int(w.Ey)}
-	})
-	marketStatusFromWire = refDecode(func(w *marketStatusWire) MarketStatus {
-		return MarketStatus{Code: string(w.C), Region: string(w.R), Open: bool(w.O), State: MarketState(w.S),
-			Holiday: string(w.H), Sessions: w.T, Zone: string(w.Z), LocalTime: string(w.L)}
-	})
-	splitPageFromWire = refDecode(func(w *pageWire[refItem[SplitRecord, splitRef]]) SplitPage {
-		return SplitPage{Records: items(w.Content), Page: int(w.Page), Size: int(w.Size), TotalPages: int(w.TotalPages),
-			TotalElements: int(w.TotalElements), Last: bool(w.Last)}
-	})
-	ipoPageFromWire = refDecode(func(w *pageWire[refItem[IPO, ipoRef]]) IPOPage {
-		return IPOPage{Records: items(w.Content), Page: int(w.Page), Size: int(w.Size), TotalPages: int(w.TotalPages),
-			TotalElements: int(w.TotalElements), Last: bool(w.Last)}
-	})
-	newsPageFromWire = refDecode(func(w *refNewsPageWire) NewsPage {
-		return NewsPage{Items: items(w.Data), NextCursor: string(w.Pagination.NextCursor),
-			HasMore: bool(w.Pagination.HasMore), Count: int(w.Pagination.Count)}
-	})
-)
-
-type refNewsPageWire struct {
-	Data       []refItem[NewsItem, newsItemRef] `json:"data"`
-	Pagination struct {
-		NextCursor str     `json:"nextCursor"`
-		HasMore    boolean `json:"hasMore"`
-		Count      integer `json:"count"`
-	} `json:"pagination"`
-}
-
-// refItem is a list item the oracle decodes itself (D names its decoder),
-// so that a list never reaches the model's own UnmarshalJSON.
-type refItem[T any, D interface{ decode([]byte) (T, error) }] struct{ v T }
-
-func (r *refItem[T, D]) UnmarshalJSON(b []byte) (err error) {
-	var d D
-	r.v, err = d.decode(b)
-	return err
-}
-
-type (
-	splitRef    struct{}
-	ipoRef      struct{}
-	newsItemRef struct{}
-)
-
-func (splitRef) decode(b []byte) (SplitRecord, error) { return splitFromWire(b) }
-func (ipoRef) decode(b []byte) (IPO, error)           { return ipoFromWire(b) }
-func (newsItemRef) decode(b []byte) (NewsItem, error) { return newsItemFromWire(b) }
-
-func items[T any, D interface{ decode([]byte) (T, error) }](in []refItem[T, D]) []T {
-	if in == nil {
-		return nil
-	}
-	out := make([]T, len(in))
-	for i, r := range in {
-		out[i] = r.v
-	}
-	return out
-}
-
-// The oracle's encoders: json.Marshal of the wire structs, as MarshalJSON
-// was written before the tables.
-
-func quoteToWire(q Quote) any {
-	return quoteWire{S: str(q.Symbol), Ld: num(q.Last), O: num(q.Open), P: num(q.PrevClose),
-		H: num(q.High), L: num(q.Low), T: millis(q.Time), V: num(q.Volume), Tu: num(q.Turnover),
-		TS: integer(q.Status), Ch: num(q.Change), Chp: num(q.ChangePercent)}
-}
-
-func tickToWire(t Tick) any {
-	return tickWire{S: str(t.Symbol), Ld: num(t.Last), T: millis(t.Time), V: num(t.Volume),
-		Te: integer(t.Session), Tu: num(t.Turnover), TS: integer(t.Status), D: integer(t.Direction)}
-}
-
-func levelToWire(l DepthLevel) any {
-	return depthLevelWire{Po: integer(l.Level), P: num(l.Price), V: num(l.Volume), O: num(l.Orders)}
-}
-
-func bookToWire(d DepthBook) any { return depthBookWire{S: str(d.Symbol), A: d.Asks, B: d.Bids} }
-
-func klineToWire(k Kline) any {
-	return klineWire{T: millis(k.Time), O: num(k.Open), H: num(k.High), L: num(k.Low),
-		C: num(k.Close), V: num(k.Volume), Tu: num(k.Turnover)}
-}
-
-func splitToWire(s SplitRecord) any {
-	return splitRecordWire{D: millis(s.ExDate), R: str(s.Region), N: str(s.Name), C: str(s.Code), V: str(s.Ratio)}
-}
-
-func splitPageToWire(p SplitPage) any {
-	return pageWire[SplitRecord]{Content: p.Records, Page: integer(p.Page), Size: integer(p.Size),
-		TotalPages: integer(p.TotalPages), TotalElements: integer(p.TotalElements), Last: boolean(p.Last)}
-}
-
-func ipoPageToWire(p IPOPage) any {
-	return pageWire[IPO]{Content: p.Records, Page: integer(p.Page), Size: integer(p.Size),
-		TotalPages: integer(p.TotalPages), TotalElements: integer(p.TotalElements), Last: boolean(p.Last)}
-}
-
-func newsItemToWire(n NewsItem) any {
-	return newsItemWire{ID: str(n.ID), Te: str(n.Title), Pt: seconds(n.Published), Mt: str(n.Market),
-		Lg: str(n.Lang), Lk: str(n.Link), Pv: str(n.Provider)}
-}
-
-func newsPageToWire(p NewsPage) any {
-	var w newsPageWire
-	w.Data = p.Items
-	w.Pagination.NextCursor = str(p.NextCursor)
-	w.Pagination.HasMore = boolean(p.HasMore)
-	w.Pagination.Count = integer(p.Count)
-	return w
-}
-
-func stockInfoToWire(s StockInfo) any {
-	return stockInfoWire{C: str(s.Code), N: str(s.Name), T: str(s.Type), E: str(s.Exchange),
-		S: str(s.Sector), I: str(s.Industry), L: str(s.Logo), R: str(s.Region), Bd: str(s.Description),
-		Wu: str(s.Website), Mcb: num(s.MarketCap), Tso: num(s.Shares), Pet: num(s.PE), Fcc: str(s.Currency)}
-}
-
-func ipoToWire(p IPO) any {
-	return ipoWire{Dt: millis(p.ListingDate), Cn: str(p.Company), Sc: str(p.Code), Ex: str(p.Exchange),
-		Ct: str(p.Country), Mc: str(p.MarketCap), Pr: str(p.Price),
-		Bs: seconds(p.SubscriptionStart), Es: seconds(p.SubscriptionEnd), Ro: seconds(p.ResultDate)}
-}
-
-func articleToWire(a NewsArticle) any {
-	return newsArticleWire{ID: str(a.ID), Te: str(a.Title), Pt: seconds(a.Published), Lg: str(a.Lang),
-		Lk: str(a.Link), Sd: str(a.Summary), Cd: str(a.Body), Tg: a.Tags, Mts: a.Markets, Mt: str(a.Market)}
-}
-
-func symbolToWire(s Symbol) any {
-	return symbolWire{C: str(s.Code), N: str(s.Name), T: str(s.Type), E: str(s.Exchange), S: str(s.Sector), L: str(s.ShortName)}
-}
-
-func holidayToWire(h Holiday) any {
-	return holidayWire{C: str(h.Market), R: str(h.Country), Tz: num(h.UTCOffset), Et: str(h.TradingHours), V: h.Dates, Ey: year(h.Year)}
-}
-
-func marketStatusToWire(m MarketStatus) any {
-	return marketStatusWire{C: str(m.Code), R: str(m.Region), O: boolean(m.Open), S: str(m.State),
-		H: str(m.Holiday), T: m.Sessions, Z: str(m.Zone), L: str(m.LocalTime)}
-}
-
-// The reference decoders: encoding/json through the wire structs only, as
-// the SDK decoded before the fast path. The ref types never reach the
-// models' UnmarshalJSON methods, which take the fast path themselves.
-
-type refQuote Quote
-
-func (r *refQuote) UnmarshalJSON(b []byte) error {
-	q, err := quoteFromWire(b)
-	if err != nil {
-		return err
-	}
-	*r = refQuote(q)
-	return nil
-}
-
-type refTick Tick
-
-func (r *refTick) UnmarshalJSON(b []byte) error {
-	t, err := tickFromWire(b)
-	if err != nil {
-		return err
-	}
-	*r = refTick(t)
-	return nil
-}
-
-type refLevel DepthLevel
-
-func (r *refLevel) UnmarshalJSON(b []byte) error {
-	l, err := depthLevelFromWire(b)
-	if err != nil {
-		return err
-	}
-	*r = refLevel(l)
-	return nil
-}
-
-type refBook DepthBook
-
-func (r *refBook) UnmarshalJSON(b []byte) error {
-	var w struct {
-		S str        `json:"s"`
-		A []refLevel `json:"a"`
-		B []refLevel `json:"b"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*r = refBook{Symbol: string(w.S), Asks: convertSlice(w.A, toLevel), Bids: convertSlice(w.B, toLevel)}
-	return nil
-}
-
-type refKline Kline
-
-func (r *refKline) UnmarshalJSON(b []byte) error {
-	k, err := klineFromWire(b)
-	if err != nil {
-		return err
-	}
-	*r = refKline(k)
-	return nil
-}
-
-func toLevel(l refLevel) DepthLevel { return DepthLevel(l) }
-
-func toKline(k refKline) Kline { return Kline(k) }
-
-// convertSlice keeps nil apart from empty, as cmp does.
-func convertSlice[A, B any](in []A, f func(A) B) []B {
-	if in == nil {
-		return nil
-	}
-	out := make([]B, len(in))
-	for i, v := range in {
-		out[i] = f(v)
-	}
-	return out
-}
-
-func convertMap[A, B any](in map[string]A, f func(A) B) map[string]B {
-	if in == nil {
-		return nil
-	}
-	out := make(map[string]B, len(in))
-	for k, v := range in {
-		out[k] = f(v)
-	}
-	return out
 }
 
 // refDecodeData is decodeData as it was: encoding/json into the targets,
@@ -916,9 +747,10 @@ func refInto[T, R any](conv func(R) T) func([]byte, any) error {
 	}
 }
 
-func refPtr[T any](dec func([]byte) (T, error)) func([]byte, any) error {
+// refPtr decodes raw as a T through the oracle and stores a pointer to it.
+func refPtr[T any]() func([]byte, any) error {
 	return func(raw []byte, out any) error {
-		v, err := dec(raw)
+		v, err := refDecode[T](raw)
 		if err != nil {
 			return err
 		}
@@ -927,17 +759,16 @@ func refPtr[T any](dec func([]byte) (T, error)) func([]byte, any) error {
 	}
 }
 
-func (symbolRef) decode(b []byte) (Symbol, error) { return symbolFromWire(b) }
-
+// refStatusList reads the market status data: an array, or one object.
 func refStatusList(raw []byte, out any) error {
 	if b := bytes.TrimSpace(raw); len(b) > 0 && b[0] == '{' {
-		one, err := marketStatusFromWire(raw)
+		one, err := refDecode[MarketStatus](raw)
 		if err == nil {
 			*out.(*[]MarketStatus) = []MarketStatus{one}
 		}
 		return err
 	}
-	return refInto(func(r []refItem[MarketStatus, statusRef]) []MarketStatus { return items(r) })(raw, out)
+	return refInto(func(r []refOf[MarketStatus]) []MarketStatus { return convertSlice(r, unref) })(raw, out)
 }
 
 func refKlineData(raw []byte, out any) error {
@@ -948,7 +779,7 @@ func refKlineData(raw []byte, out any) error {
 			return nil
 		}
 	}
-	return refInto(func(r []refKline) klineData { return klineData{klines: convertSlice(r, toKline)} })(raw, out)
+	return refInto(func(r []refOf[Kline]) klineData { return klineData{klines: convertSlice(r, unref)} })(raw, out)
 }
 
 // refDecodeResponse is decodeResponse as it was.
@@ -963,12 +794,29 @@ func refDecodeResponse(status int, body []byte, out any) error {
 	return nil
 }
 
+// convertSlice keeps nil apart from empty, as cmp does.
+func convertSlice[A, B any](in []A, f func(A) B) []B {
+	if in == nil {
+		return nil
+	}
+	out := make([]B, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
+}
+
+func convertMap[A, B any](in map[string]A, f func(A) B) map[string]B {
+	if in == nil {
+		return nil
+	}
+	out := make(map[string]B, len(in))
+	for k, v := range in {
+		out[k] = f(v)
+	}
+	return out
+}
+
 // bitsEqual compares floats by their bits: -0 is not 0, and the fast
 // number path must give exactly strconv's result.
 var bitsEqual = cmp.Options{cmp.Comparer(func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }), cmp.AllowUnexported(klineData{})}
-
-type (
-	symbolRef  struct{}
-	holidayRef struct{}
-	statusRef  struct{}
-)

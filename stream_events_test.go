@@ -1,6 +1,7 @@
 package itick
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,123 +22,89 @@ import (
 
 // Tests of the push decoder, held to an encoding/json reference.
 
-// The reference for pushes: encoding/json into one flat struct of every
-// field any push carries, then the conversion the stream used before it
+// The reference for pushes: encoding/json through the oracle's wire
+// struct of push, built from push's tags as every model's is (one flat
+// struct of every field any push carries, a key that several models have
+// read once into each), then the conversion the stream used before it
 // decoded pushes with the models' own decoders. It checks every field of
 // every push, where the models' decoders skip the fields of other types,
 // so the stream may accept more than it; never less, nor differently.
 
-type refPushWire struct {
-	S    str          `json:"s"`
-	R    str          `json:"r"`
-	Type str          `json:"type"`
-	Ld   num          `json:"ld"`
-	O    num          `json:"o"`
-	P    num          `json:"p"`
-	H    num          `json:"h"`
-	L    num          `json:"l"`
-	C    num          `json:"c"`
-	T    num          `json:"t"`
-	V    num          `json:"v"`
-	Tu   num          `json:"tu"`
-	TS   integer      `json:"ts"`
-	Te   integer      `json:"te"`
-	D    integer      `json:"d"`
-	Ch   num          `json:"ch"`
-	Chp  num          `json:"chp"`
-	A    []freshLevel `json:"a"`
-	B    []freshLevel `json:"b"`
-	K    *klineWire   `json:"k"`
-}
-
-// freshLevel is a level decoded whole, as DepthLevel.UnmarshalJSON decodes
-// it: when a side's key repeats, encoding/json decodes the second array over
-// the first one's elements, and a plain struct element would keep the
-// fields the second one leaves out.
-type freshLevel depthLevelWire
-
-func (l *freshLevel) UnmarshalJSON(b []byte) error {
-	var w depthLevelWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*l = freshLevel(w)
-	return nil
-}
-
 func refDecodePushJSON(data []byte, match stream.Matcher) (Event, error) {
-	var w refPushWire
-	if err := json.Unmarshal(data, &w); err != nil {
+	w, err := refDecode[push](data)
+	if err != nil {
 		return nil, err
 	}
-	return refDecodePush(&w, match)
+	// The legacy candle, which the push reads by hand.
+	var legacy struct {
+		K refList `json:"k"`
+	}
+	if err := json.Unmarshal(data, &legacy); err != nil {
+		return nil, err
+	}
+	var k *Kline
+	for _, raw := range legacy.K {
+		kl, err := refDecode[Kline](raw)
+		if err != nil {
+			return nil, err
+		}
+		if k = &kl; string(bytes.TrimSpace(raw)) == "null" {
+			k = nil
+		}
+	}
+	return refDecodePush(&w, k, match)
 }
 
-// refDecodePush is the decoder pushes had before the scanner: it turns a push's data into an event, routed by its type: a
-// kline push by its k, in the legacy form, and any other by data.type.
-// match names the product as it was subscribed.
-func refDecodePush(w *refPushWire, match stream.Matcher) (Event, error) {
-	sym := stream.PushedSymbol(string(w.S), string(w.R))
+// refDecodePush is the decoder pushes had before the scanner: it turns a
+// push's data into an event, routed by its type: a kline push by its k, in
+// the legacy form, and any other by data.type. match names the product as
+// it was subscribed.
+func refDecodePush(w *push, k *Kline, match stream.Matcher) (Event, error) {
+	sym := stream.PushedSymbol(w.s, w.r)
 	if match != nil {
 		if sub, ok := match(sym); ok {
 			sym = sub
 		}
 	}
 	code, reg, exch := sym.Code, Region(sym.Region), sym.Exchange
-	if w.K != nil && w.Type == "" {
-		kt := Interval(w.T)
-		if float64(kt) != float64(w.T) || !kt.valid() {
-			return nil, fmt.Errorf("itick: stream kline push for %s: bad kType %v", code, float64(w.T))
+	if k != nil && w.typ == "" {
+		kt := Interval(w.t)
+		if float64(kt) != w.t || !kt.valid() {
+			return nil, fmt.Errorf("itick: stream kline push for %s: bad kType %v", code, w.t)
 		}
-		k := w.K
-		return KlineEvent{Code: code, Region: reg, Exchange: exch, Interval: kt, Kline: Kline{Time: time.Time(k.T),
-			Open: float64(k.O), High: float64(k.H), Low: float64(k.L), Close: float64(k.C),
-			Volume: float64(k.V), Turnover: float64(k.Tu)}}, nil
+		return KlineEvent{Code: code, Region: reg, Exchange: exch, Interval: kt, Kline: *k}, nil
 	}
-	t, err := refPushTime(w.T)
+	t, err := refPushTime(num(w.t))
 	if err != nil {
-		return nil, fmt.Errorf("itick: stream %s push for %s: %w", string(w.Type), code, err)
+		return nil, fmt.Errorf("itick: stream %s push for %s: %w", w.typ, code, err)
 	}
-	switch typ := Channel(w.Type); typ {
+	switch typ := Channel(w.typ); typ {
 	case ChannelQuote:
-		return QuoteEvent{Code: code, Region: reg, Exchange: exch, Quote: Quote{Symbol: code, Last: float64(w.Ld),
-			Open: float64(w.O), PrevClose: float64(w.P), High: float64(w.H), Low: float64(w.L), Time: t,
-			Volume: float64(w.V), Turnover: float64(w.Tu), Status: int(w.TS), Change: float64(w.Ch),
-			ChangePercent: float64(w.Chp)}}, nil
+		q := w.q
+		q.Symbol, q.Time = code, t
+		return QuoteEvent{Code: code, Region: reg, Exchange: exch, Quote: q}, nil
 	case ChannelTick:
-		return TickEvent{Code: code, Region: reg, Exchange: exch, Tick: Tick{Symbol: code, Last: float64(w.Ld), Time: t,
-			Volume: float64(w.V), Session: TickSession(w.Te), Turnover: float64(w.Tu),
-			Status: TradingStatus(w.TS), Direction: TradeDirection(w.D)}}, nil
+		tk := w.tk
+		tk.Symbol, tk.Time = code, t
+		return TickEvent{Code: code, Region: reg, Exchange: exch, Tick: tk}, nil
 	case ChannelDepth:
-		return DepthEvent{Code: code, Region: reg, Exchange: exch, Depth: DepthBook{Symbol: code,
-			Asks: refDepthLevels(w.A), Bids: refDepthLevels(w.B)}}, nil
+		return DepthEvent{Code: code, Region: reg, Exchange: exch, Depth: DepthBook{Symbol: code, Asks: w.a, Bids: w.b}}, nil
 	default:
 		iv := typ.klineInterval()
 		if iv == 0 {
-			return nil, fmt.Errorf("itick: stream push for %s: unknown type %q", code, string(w.Type))
+			return nil, fmt.Errorf("itick: stream push for %s: unknown type %q", code, w.typ)
 		}
-		return KlineEvent{Code: code, Region: reg, Exchange: exch, Interval: iv, Kline: Kline{Time: t, Open: float64(w.O),
-			High: float64(w.H), Low: float64(w.L), Close: float64(w.C), Volume: float64(w.V),
-			Turnover: float64(w.Tu)}}, nil
+		kl := w.kl
+		kl.Time = t
+		return KlineEvent{Code: code, Region: reg, Exchange: exch, Interval: iv, Kline: kl}, nil
 	}
 }
 
-// pushTime reads a push's t with the rules of every other Unix-ms field.
+// refPushTime reads a push's t with the rules of every other Unix-ms field.
 func refPushTime(f num) (time.Time, error) {
 	var m millis
 	err := m.UnmarshalJSON(strconv.AppendFloat(make([]byte, 0, 24), float64(f), 'f', -1, 64))
 	return time.Time(m), err
-}
-
-func refDepthLevels(ws []freshLevel) []DepthLevel {
-	if ws == nil {
-		return nil
-	}
-	out := make([]DepthLevel, len(ws))
-	for i, w := range ws {
-		out[i] = DepthLevel{Level: int(w.Po), Price: float64(w.P), Volume: float64(w.V), Orders: float64(w.O)}
-	}
-	return out
 }
 
 // checkPushEquivalent holds the stream's push decoder to the reference.

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -50,7 +51,23 @@ func Describe[T any](parts ...Part) *Model[T] {
 	if len(together) > 0 {
 		lists = b.together(typ, together)
 	}
+	described.Lock()
+	described.types = append(described.types, typ)
+	described.Unlock()
 	return &Model[T]{t: b.table(typ, b.entries, lists), list: NewBuffer[T]()}
+}
+
+var described struct {
+	sync.Mutex
+	types []reflect.Type
+}
+
+// Described lists the types Describe has described, in that order: what
+// the tests hold to encoding/json, a model added included.
+func Described() []reflect.Type {
+	described.Lock()
+	defer described.Unlock()
+	return slices.Clone(described.types)
 }
 
 // modelPart is a model as a Part: the element of a list field or an
