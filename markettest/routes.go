@@ -209,13 +209,13 @@ func serveDepth(c *call) (any, error) {
 }
 
 func serveDepths(c *call) (any, error) {
-	return perCode(c, func(code string) depthWire {
+	return perCode(c, func(code string) any {
 		return wireDepth(c.class, c.gen.Depth(c.class, c.region(), code, c.now))
 	}), nil
 }
 
 func serveQuotes(c *call) (any, error) {
-	return perCode(c, func(code string) quoteWire {
+	return perCode(c, func(code string) any {
 		return wireQuote(c.class, c.gen.Quote(c.class, c.region(), code, c.now))
 	}), nil
 }
@@ -253,13 +253,16 @@ func (c *call) klineArgs() (klineArgs, error) {
 }
 
 // klines serves one code's candles from the generator's series, with no
-// candle before the server's first date.
+// candle before the server's first date; none is [], not null.
 func (c *call) klines(code string, a klineArgs) []itick.Kline {
 	var first time.Time
 	if c.cfg != nil {
 		first = c.cfg.firstDate
 	}
-	return c.gen.klines(c.class, c.region(), code, a.interval, a.limit, a.end, c.now, first)
+	if ks := c.gen.klines(c.class, c.region(), code, a.interval, a.limit, a.end, c.now, first); ks != nil {
+		return ks
+	}
+	return []itick.Kline{}
 }
 
 func serveKlines(c *call) (any, error) {
@@ -267,9 +270,7 @@ func serveKlines(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return perCode(c, func(code string) []klineWire {
-		return wireKlines(c.klines(code, a))
-	}), nil
+	return perCode(c, func(code string) []itick.Kline { return c.klines(code, a) }), nil
 }
 
 // SplitPageSize is the number of split records on a page, as the service sends.
@@ -284,7 +285,7 @@ func serveSplit(c *call) (any, error) {
 	pages := (len(all) + SplitPageSize - 1) / SplitPageSize
 	from := min(page*SplitPageSize, len(all))
 	to := min(from+SplitPageSize, len(all))
-	return splitPageWire{Content: append([]itick.SplitRecord{}, all[from:to]...), Page: page, Size: SplitPageSize,
+	return itick.SplitPage{Records: append([]itick.SplitRecord{}, all[from:to]...), Page: page, Size: SplitPageSize,
 		TotalPages: pages, TotalElements: len(all), Last: page >= pages-1}, nil
 }
 
@@ -316,12 +317,12 @@ func serveNews(c *call) (any, error) {
 		}
 	}
 	items, more := c.gen.News(c.query.Get("market"), c.query.Get("lang"), before, limit, c.now)
-	page := newsPageWire{Data: items, Pagination: paginationWire{HasMore: more, Count: len(items)}}
-	if page.Data == nil {
-		page.Data = []itick.NewsItem{}
+	page := itick.NewsPage{Items: items, HasMore: more, Count: len(items)}
+	if page.Items == nil {
+		page.Items = []itick.NewsItem{}
 	}
 	if len(items) > 0 {
-		page.Pagination.NextCursor = items[len(items)-1].Published.UTC().Format(cursorLayout)
+		page.NextCursor = items[len(items)-1].Published.UTC().Format(cursorLayout)
 	}
 	return page, nil
 }

@@ -1,110 +1,122 @@
 package markettest
 
 import (
+	"bytes"
+	"encoding/json"
+	"slices"
+
 	"github.com/d19c4e34/itick"
 )
 
-// The wire forms below reproduce what the service sends where the SDK's own
-// MarshalJSON would be more regular: fields some classes leave out, and a
-// depth level with no price.
+// The simulator answers with the models' own wire form, json.Marshal of
+// the SDK's types, so a field added to a model is served as it is
+// described. Where the service sends less for some classes, the keys it
+// leaves out are named below, and taken out of that form.
 
-// quoteWire is a quote; crypto quotes are sent without p, ch and chp.
-type quoteWire struct {
-	S   string   `json:"s"`
-	Ld  float64  `json:"ld"`
-	O   float64  `json:"o"`
-	P   *float64 `json:"p,omitempty"`
-	H   float64  `json:"h"`
-	L   float64  `json:"l"`
-	T   int64    `json:"t"`
-	V   float64  `json:"v"`
-	Tu  float64  `json:"tu"`
-	TS  int      `json:"ts"`
-	Ch  *float64 `json:"ch,omitempty"`
-	Chp *float64 `json:"chp,omitempty"`
-}
+// quoteLeftOut are the keys a class's quotes are sent without: crypto
+// quotes carry no p, ch and chp (indices, funds and forex do, in the
+// service's current docs).
+var quoteLeftOut = map[Class][]string{Crypto: {"p", "ch", "chp"}}
 
-// hasPrevClose reports the classes whose quotes carry p, ch and chp: all
-// but crypto (indices, funds and forex send them too, in the 2026 docs).
-func hasPrevClose(class Class) bool { return class != Crypto }
-
-func wireQuote(class Class, q itick.Quote) quoteWire {
-	w := quoteWire{S: q.Symbol, Ld: q.Last, O: q.Open, H: q.High, L: q.Low, T: q.Time.UnixMilli(),
-		V: q.Volume, Tu: q.Turnover, TS: q.Status}
-	if hasPrevClose(class) {
-		w.P, w.Ch, w.Chp = &q.PrevClose, &q.Change, &q.ChangePercent
+// tickLeftOut are the keys a class's trades are sent without: te and d
+// are sent for stocks only, tu and ts for crypto only.
+func tickLeftOut(class Class) []string {
+	switch class {
+	case Stock:
+		return []string{"tu", "ts"}
+	case Crypto:
+		return []string{"te", "d"}
 	}
-	return w
+	return []string{"te", "tu", "ts", "d"}
 }
 
-type depthWire struct {
-	S string      `json:"s"`
-	A []levelWire `json:"a"`
-	B []levelWire `json:"b"`
+func wireQuote(class Class, q itick.Quote) any { return leaveOut(q, topKeys(quoteLeftOut[class])) }
+
+func wireTick(class Class, t itick.Tick) any { return leaveOut(t, topKeys(tickLeftOut(class))) }
+
+// wireDepth is a book; a futures level with no price is sent without p.
+func wireDepth(class Class, b itick.DepthBook) any {
+	if class != Future {
+		return b
+	}
+	return leaveOut(b, func(path []string, value []byte) bool {
+		return len(path) == 3 && (path[0] == "a" || path[0] == "b") && path[2] == "p" && string(value) == "0"
+	})
 }
 
-// levelWire is a depth level; p is left out of an empty futures level.
-type levelWire struct {
-	Po int      `json:"po"`
-	P  *float64 `json:"p,omitempty"`
-	V  float64  `json:"v"`
-	O  float64  `json:"o"`
+// topKeys leaves out the keys of the object itself.
+func topKeys(keys []string) func(path []string, value []byte) bool {
+	if len(keys) == 0 {
+		return nil
+	}
+	return func(path []string, _ []byte) bool { return len(path) == 1 && slices.Contains(keys, path[0]) }
 }
 
-func wireDepth(class Class, b itick.DepthBook) depthWire {
-	levels := func(ls []itick.DepthLevel) []levelWire {
-		out := make([]levelWire, 0, len(ls))
-		for _, l := range ls {
-			w := levelWire{Po: l.Level, V: l.Volume, O: l.Orders}
-			if !(class == Future && l.Price == 0) {
-				p := l.Price
-				w.P = &p
+// leftOut is v's wire form without the members drop names: it is given
+// each member's path (keys, and "" for an array's element) and value.
+type leftOut struct {
+	v    any
+	drop func(path []string, value []byte) bool
+}
+
+// leaveOut is v's wire form without the members drop names; a nil drop
+// leaves v as it is.
+func leaveOut(v any, drop func(path []string, value []byte) bool) any {
+	if drop == nil {
+		return v
+	}
+	return leftOut{v, drop}
+}
+
+func (l leftOut) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(l.v)
+	if err != nil {
+		return nil, err
+	}
+	return appendLeftOut(nil, b, nil, l.drop)
+}
+
+// appendLeftOut appends the JSON value raw without the members drop
+// names; the members it keeps stay in their order.
+func appendLeftOut(out, raw []byte, path []string, drop func([]string, []byte) bool) ([]byte, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || (raw[0] != '{' && raw[0] != '[') {
+		return append(out, raw...), nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	out = append(out, raw[0])
+	first := true
+	for dec.More() {
+		at := append(slices.Clip(path), "")
+		if raw[0] == '{' {
+			tok, err := dec.Token()
+			if err != nil {
+				return nil, err
 			}
-			out = append(out, w)
+			at[len(at)-1] = tok.(string)
 		}
-		return out
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if raw[0] == '{' && drop(at, v) {
+			continue
+		}
+		if !first {
+			out = append(out, ',')
+		}
+		first = false
+		if raw[0] == '{' {
+			key, _ := json.Marshal(at[len(at)-1])
+			out = append(append(out, key...), ':')
+		}
+		var err error
+		if out, err = appendLeftOut(out, v, at, drop); err != nil {
+			return nil, err
+		}
 	}
-	return depthWire{S: b.Symbol, A: levels(b.Asks), B: levels(b.Bids)}
-}
-
-// splitPageWire is a Spring-style page of split records.
-type splitPageWire struct {
-	Content       []itick.SplitRecord `json:"content"`
-	Page          int                 `json:"page"`
-	Size          int                 `json:"size"`
-	TotalPages    int                 `json:"totalPages"`
-	TotalElements int                 `json:"totalElements"`
-	Last          bool                `json:"last"`
-}
-
-// newsPageWire is a page of news with its cursor.
-type newsPageWire struct {
-	Data       []itick.NewsItem `json:"data"`
-	Pagination paginationWire   `json:"pagination"`
-}
-
-type paginationWire struct {
-	NextCursor string `json:"nextCursor"`
-	HasMore    bool   `json:"hasMore"`
-	Count      int    `json:"count"`
-}
-
-// klineWire is a candle with plain numbers, so large volumes arrive as
-// integers as the service sends them.
-type klineWire struct {
-	T  int64   `json:"t"`
-	O  float64 `json:"o"`
-	H  float64 `json:"h"`
-	L  float64 `json:"l"`
-	C  float64 `json:"c"`
-	V  float64 `json:"v"`
-	Tu float64 `json:"tu"`
-}
-
-func wireKlines(ks []itick.Kline) []klineWire {
-	out := make([]klineWire, len(ks))
-	for i, k := range ks {
-		out[i] = klineWire{T: k.Time.UnixMilli(), O: k.Open, H: k.High, L: k.Low, C: k.Close, V: k.Volume, Tu: k.Turnover}
-	}
-	return out
+	return append(out, raw[len(raw)-1]), nil
 }
