@@ -130,10 +130,12 @@
 // # Adding an endpoint
 //
 // Endpoints live in one table in routes.go. A new one is a line there,
-// naming its path, asset class, required parameters and envelope msg, and
-// a serve function that builds its data from the Generator (adding a
-// Generator method when no existing one fits). A path may hold {name}
-// segments, such as "/news/{id}", read with call.pathValue. The token, the
-// quota, the batch size (for a codes parameter), faults and records apply
-// to every route without more code.
+// naming its path, asset class, required parameters and envelope msg (an
+// endpoint every class serves is one perClass line), and a serve function
+// that builds its data from the Generator (adding a Generator method when
+// no existing one fits) and returns the SDK's model, whose json.Marshal is
+// the service's wire form. A path may hold {name} segments, such as
+// "/news/{id}", read with call.pathValue. The token, the quota, the batch
+// size (for a codes parameter), faults and records apply to every route
+// without more code, and the package's tests ask every route.
 package markettest

@@ -128,13 +128,14 @@ func TestEveryRouteRefusesARegionItsClassDoesNotHave(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, markettest.WithClock(func() time.Time { return fixedNow }))
 	asked := 0
+	queries := queries(t)
 	for _, path := range markettest.Paths() {
 		other := "BA" // a crypto region
 		if strings.HasPrefix(path, "/crypto/") {
 			other = "US"
 		}
 		for _, region := range []string{"XX", "USA", other} {
-			q, ok := swapParam(validQueries[path], "region", region)
+			q, ok := swapParam(queries[path], "region", region)
 			if !ok {
 				continue
 			}
@@ -158,8 +159,9 @@ func TestEveryRouteRefusesARegionItsClassDoesNotHave(t *testing.T) {
 func TestUnknownCodes(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, markettest.WithClock(func() time.Time { return fixedNow }))
+	queries := queries(t)
 	for _, path := range markettest.Paths() {
-		q := validQueries[path]
+		q := queries[path]
 		if single, ok := swapParam(q, "code", "NOSUCHCODE"); ok {
 			r := get(t, srv, target(srv, path, single), srv.Token)
 			if got := string(r.body); got != notFoundBody {

@@ -2,6 +2,7 @@ package markettest
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,66 +20,42 @@ type route struct {
 	serve    func(c *call) (any, error)
 }
 
+// allClasses are the asset classes, each with its own path prefix.
+var allClasses = []Class{Stock, Crypto, Forex, Future, Fund, Indices}
+
 // routes is every endpoint the simulator serves.
-var routes = []route{
-	{"/stock/depth", Stock, "region,code", false, serveDepth},
-	{"/stock/depths", Stock, "region,codes", false, serveDepths},
-	{"/stock/quotes", Stock, "region,codes", false, serveQuotes},
-	{"/stock/klines", Stock, "region,codes,kType,limit", false, serveKlines},
-	{"/stock/split", Stock, "region", true, serveSplit},
-	{"/crypto/depth", Crypto, "region,code", false, serveDepth},
-	{"/crypto/depths", Crypto, "region,codes", false, serveDepths},
-	{"/crypto/quotes", Crypto, "region,codes", false, serveQuotes},
-	{"/crypto/klines", Crypto, "region,codes,kType,limit", false, serveKlines},
-	{"/forex/depths", Forex, "region,codes", false, serveDepths},
-	{"/forex/quotes", Forex, "region,codes", false, serveQuotes},
-	{"/forex/klines", Forex, "region,codes,kType,limit", false, serveKlines},
-	{"/future/depths", Future, "region,codes", false, serveDepths},
-	{"/future/quotes", Future, "region,codes", false, serveQuotes},
-	{"/future/klines", Future, "region,codes,kType,limit", false, serveKlines},
-	{"/fund/depths", Fund, "region,codes", false, serveDepths},
-	{"/indices/depths", Indices, "region,codes", false, serveDepths},
-	{"/indices/quotes", Indices, "region,codes", false, serveQuotes},
-	{"/indices/klines", Indices, "region,codes,kType,limit", false, serveKlines},
-	{"/news", "", "market,lang,limit", true, serveNews},
-	{"/stock/quote", Stock, "region,code", false, serveQuote},
-	{"/stock/kline", Stock, "region,code,kType,limit", false, serveKline},
-	{"/stock/tick", Stock, "region,code", false, serveTick},
-	{"/stock/ticks", Stock, "region,codes", false, serveTicks},
-	{"/crypto/quote", Crypto, "region,code", false, serveQuote},
-	{"/crypto/kline", Crypto, "region,code,kType,limit", false, serveKline},
-	{"/crypto/tick", Crypto, "region,code", false, serveTick},
-	{"/crypto/ticks", Crypto, "region,codes", false, serveTicks},
-	{"/forex/quote", Forex, "region,code", false, serveQuote},
-	{"/forex/kline", Forex, "region,code,kType,limit", false, serveKline},
-	{"/forex/depth", Forex, "region,code", false, serveDepth},
-	{"/forex/tick", Forex, "region,code", false, serveTick},
-	{"/forex/ticks", Forex, "region,codes", false, serveTicks},
-	{"/future/quote", Future, "region,code", false, serveQuote},
-	{"/future/kline", Future, "region,code,kType,limit", false, serveKline},
-	{"/future/depth", Future, "region,code", false, serveDepth},
-	{"/future/tick", Future, "region,code", false, serveTick},
-	{"/future/ticks", Future, "region,codes", false, serveTicks},
-	{"/fund/quote", Fund, "region,code", false, serveQuote},
-	{"/fund/kline", Fund, "region,code,kType,limit", false, serveKline},
-	{"/fund/depth", Fund, "region,code", false, serveDepth},
-	{"/fund/tick", Fund, "region,code", false, serveTick},
-	{"/fund/ticks", Fund, "region,codes", false, serveTicks},
-	{"/indices/quote", Indices, "region,code", false, serveQuote},
-	{"/indices/kline", Indices, "region,code,kType,limit", false, serveKline},
-	{"/indices/depth", Indices, "region,code", false, serveDepth},
-	{"/indices/tick", Indices, "region,code", false, serveTick},
-	{"/indices/ticks", Indices, "region,codes", false, serveTicks},
-	{"/fund/quotes", Fund, "region,codes", false, serveQuotes},
-	{"/fund/klines", Fund, "region,codes,kType,limit", false, serveKlines},
-	{"/stock/info", Stock, "type,region,code", false, serveStockInfo},
-	{"/stock/ipo", Stock, "type,region", true, serveIPO},
-	{"/symbol/list", "", "type,region", false, serveSymbols},
-	{"/symbol/info", "", "type,region,code", false, serveSymbolInfo},
-	{"/symbol/v2/holidays", "", "", true, serveHolidays},
-	{"/symbol/holidays", "", "", true, serveHolidays},
-	{"/market/status", "", "code", false, serveMarketStatus},
-	{"/news/{id}", "", "", true, serveNewsDetail},
+var routes = slices.Concat(
+	// The market data every class serves, at /<class>/<name>.
+	perClass("quote", "region,code", serveQuote, allClasses...),
+	perClass("quotes", "region,codes", serveQuotes, allClasses...),
+	perClass("depth", "region,code", serveDepth, allClasses...),
+	perClass("depths", "region,codes", serveDepths, allClasses...),
+	perClass("kline", "region,code,kType,limit", serveKline, allClasses...),
+	perClass("klines", "region,codes,kType,limit", serveKlines, allClasses...),
+	perClass("tick", "region,code", serveTick, allClasses...),
+	perClass("ticks", "region,codes", serveTicks, allClasses...),
+	[]route{
+		{"/stock/split", Stock, "region", true, serveSplit},
+		{"/stock/info", Stock, "type,region,code", false, serveStockInfo},
+		{"/stock/ipo", Stock, "type,region", true, serveIPO},
+		{"/news", "", "market,lang,limit", true, serveNews},
+		{"/news/{id}", "", "", true, serveNewsDetail},
+		{"/symbol/list", "", "type,region", false, serveSymbols},
+		{"/symbol/info", "", "type,region,code", false, serveSymbolInfo},
+		{"/symbol/v2/holidays", "", "", true, serveHolidays},
+		{"/symbol/holidays", "", "", true, serveHolidays},
+		{"/market/status", "", "code", false, serveMarketStatus},
+	},
+)
+
+// perClass is the endpoint name of each class, at /<class>/<name>, with
+// the envelope's msg null.
+func perClass(name, required string, serve func(c *call) (any, error), classes ...Class) []route {
+	out := make([]route, len(classes))
+	for i, class := range classes {
+		out[i] = route{"/" + string(class) + "/" + name, class, required, false, serve}
+	}
+	return out
 }
 
 // Paths returns the path of every endpoint the simulator serves.

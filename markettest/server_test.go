@@ -78,7 +78,53 @@ func decodeEnvelope(t *testing.T, r reply) envelope {
 	return env
 }
 
-// validQueries is a request for every route the server has.
+// queries is a request for every route the server has: validQueries's,
+// or one made from the route's required parameters and its class's
+// sample products.
+func queries(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, path := range markettest.Paths() {
+		if q, ok := validQueries[path]; ok {
+			out[path] = q
+			continue
+		}
+		required, class, _ := markettest.RouteRequired(path)
+		sample, ok := classSamples[class]
+		if !ok {
+			t.Fatalf("no test query for %s", path)
+		}
+		v := url.Values{}
+		for _, name := range strings.Split(required, ",") {
+			val, ok := map[string]string{"region": sample.region, "code": sample.codes[0],
+				"codes": strings.Join(sample.codes, ","), "kType": "8", "limit": "3"}[name]
+			if !ok {
+				t.Fatalf("no test value of %s for %s", name, path)
+			}
+			v.Set(name, val)
+		}
+		out[path] = v.Encode()
+	}
+	for path := range validQueries {
+		if _, ok := out[path]; !ok {
+			t.Errorf("the test asks %s, which the server does not serve", path)
+		}
+	}
+	return out
+}
+
+// classSamples are products each class's routes are asked about when
+// validQueries names no request of their own.
+var classSamples = map[markettest.Class]struct {
+	region string
+	codes  []string
+}{
+	markettest.Stock: {"US", []string{"AAPL", "MSFT"}}, markettest.Crypto: {"BA", []string{"BTCUSDT", "ETHUSDT"}},
+	markettest.Forex: {"GB", []string{"EURUSD", "GBPUSD"}}, markettest.Future: {"US", []string{"GC", "CL"}},
+	markettest.Fund: {"US", []string{"QQQ", "SPY"}}, markettest.Indices: {"GB", []string{"HSI", "SPX"}},
+}
+
+// validQueries are requests of the routes, each chosen for its route.
 var validQueries = map[string]string{
 	"/stock/depth":        "region=HK&code=700",
 	"/stock/depths":       "region=HK&codes=700,5",
@@ -168,13 +214,14 @@ func target(srv *markettest.Server, path, q string) string {
 func TestEveryRouteAnswersWithTheEnvelope(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, markettest.WithClock(func() time.Time { return fixedNow }))
-	if got, want := len(markettest.Paths()), len(validQueries); got != want {
+	queries := queries(t)
+	if got, want := len(markettest.Paths()), len(queries); got != want {
 		t.Fatalf("the server has %d routes, the test knows %d", got, want)
 	}
 	for _, path := range markettest.Paths() {
 		t.Run(path, func(t *testing.T) {
 			t.Parallel()
-			q, ok := validQueries[path]
+			q, ok := queries[path]
 			if !ok {
 				t.Fatalf("no test query for %s", path)
 			}
@@ -297,7 +344,7 @@ func TestBatchSizeIsEnforced(t *testing.T) {
 func TestRequiredParameters(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
-	for path, q := range validQueries {
+	for path, q := range queries(t) {
 		for name := range mustParseQuery(t, q) {
 			if name == "exchange" || name == "et" || name == "page" || name == "lang" && path == "/news/{id}" {
 				continue // optional
