@@ -22,6 +22,14 @@ import (
 // Every endpoint the SDK calls, in one table: the method, the request it
 // sends, the fixture it reads and the value it returns. Then the models'
 // wire form, and round trips of the fixtures' data.
+//
+// A new endpoint enters through four places: its model file (the struct
+// with its itick tags, codec.Describe, and the methods that call it, on
+// each service that serves it, as stock_info.go holds Stock.Info), a row
+// of endpoints below, its fixture in testdata, and its route in
+// markettest/routes.go. The decoder, MarshalJSON, the encoding/json oracle
+// of the equivalence tests and fuzz targets, the stream's pushes and the
+// simulator's answers all follow from the tags.
 
 // endpoint is one method of the SDK against its endpoint's fixture: the
 // request it must send and the value it must decode.
