@@ -75,7 +75,7 @@ func TestClockEndsRanges(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := clockService(false)
-			got, err := call(newHistClient(t, s, pinnedClock()))
+			got, err := call(newServerClient(t, httptest.NewServer(s), testToken, pinnedClock()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +112,7 @@ func TestClockClosesCandles(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/ignoring et %v", name, ignoreEt), func(t *testing.T) {
 				t.Parallel()
 				s := clockService(ignoreEt)
-				got, err := call(newHistClient(t, s, pinnedClock()))
+				got, err := call(newServerClient(t, httptest.NewServer(s), testToken, pinnedClock()))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -146,7 +146,7 @@ func TestClockClosesCandles(t *testing.T) {
 func TestClockEndsResumedRanges(t *testing.T) {
 	t.Parallel()
 	s := clockService(false)
-	c := newHistClient(t, s, pinnedClock())
+	c := newServerClient(t, httptest.NewServer(s), testToken, pinnedClock())
 	from, to := clockNow.Add(-24*time.Hour), clockNow.Add(24*time.Hour)
 	have := map[string][]itick.Kline{"A": s.want("A", from, to)} // as fetched on a clock a day ahead
 	got, err := c.Stock.KlinesRange(t.Context(), itick.RegionUS, []string{"A"}, itick.OneHour, from, to, itick.WithResume(have))

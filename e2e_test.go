@@ -619,16 +619,6 @@ func everyClass(c *itick.Client) []classCalls {
 	}
 }
 
-// quoteAsDecoded is the generator's quote as the SDK decodes it: crypto
-// quotes arrive without p, ch and chp.
-func quoteAsDecoded(g *markettest.Generator, class markettest.Class, region itick.Region, code string, at time.Time) itick.Quote {
-	q := g.Quote(class, region, code, at)
-	if class == markettest.Crypto {
-		q.PrevClose, q.Change, q.ChangePercent = 0, 0, 0
-	}
-	return q
-}
-
 func TestE2ESingularAndTickMethodsOfEveryClass(t *testing.T) {
 	t.Parallel()
 	c, srv := newSimClient(t, nil)
@@ -662,7 +652,7 @@ func TestE2ESingularAndTickMethodsOfEveryClass(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Quote(%s): %v", code, err)
 				}
-				if diff := cmp.Diff(quoteAsDecoded(g, cc.class, cc.region, code, e2eNow), *q); diff != "" {
+				if diff := cmp.Diff(wantQuote(g, cc.class, cc.region, code), *q); diff != "" {
 					t.Errorf("Quote(%s) (-generator +got):\n%s", code, diff)
 				}
 				if diff := cmp.Diff(quotes[code], *q); diff != "" {
@@ -904,18 +894,13 @@ func TestServiceBehavioursAgainstTheSimulator(t *testing.T) {
 
 	t.Run("a spent quota under a deadline ends at once", func(t *testing.T) {
 		t.Parallel()
-		srv := markettest.NewServer(markettest.WithFixedClock(e2eNow), markettest.WithQuota(1))
-		defer srv.Close()
-		c, err := srv.Client()
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, _ := newSimClient(t, []markettest.Option{markettest.WithQuota(1)})
 		if _, err := c.Stock.Quotes(ctx, itick.RegionUS, []string{"AAPL"}); err != nil {
 			t.Fatal(err)
 		}
 		dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		_, err = c.Stock.Quotes(dctx, itick.RegionUS, []string{"AAPL"})
+		_, err := c.Stock.Quotes(dctx, itick.RegionUS, []string{"AAPL"})
 		var apiErr *itick.APIError
 		if !errors.Is(err, itick.ErrRateLimited) || !errors.Is(err, context.DeadlineExceeded) ||
 			!errors.As(err, &apiErr) || apiErr.RetryAfter <= 0 || dctx.Err() != nil {
@@ -925,8 +910,7 @@ func TestServiceBehavioursAgainstTheSimulator(t *testing.T) {
 
 	t.Run("a bad token costs one request", func(t *testing.T) {
 		t.Parallel()
-		srv := markettest.NewServer(markettest.WithFixedClock(e2eNow))
-		defer srv.Close()
+		_, srv := newSimClient(t, nil)
 		c, err := itick.NewClient("not-the-simulators-token", itick.WithBaseURL(srv.URL), itick.WithRateLimit(rate.Inf, 0))
 		if err != nil {
 			t.Fatal(err)
@@ -941,12 +925,7 @@ func TestServiceBehavioursAgainstTheSimulator(t *testing.T) {
 
 	t.Run("products outside the plan are missing, not an error", func(t *testing.T) {
 		t.Parallel()
-		srv := markettest.NewServer(markettest.WithFixedClock(e2eNow), markettest.WithRegions(itick.RegionUS))
-		defer srv.Close()
-		c, err := srv.Client()
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, _ := newSimClient(t, []markettest.Option{markettest.WithRegions(itick.RegionUS)})
 		got, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700", "9988"})
 		if err != nil || len(got) != 0 {
 			t.Fatalf("Quotes = %v, %v; want an empty map and no error", got, err)
@@ -961,12 +940,7 @@ func TestServiceBehavioursAgainstTheSimulator(t *testing.T) {
 
 	t.Run("a lost stream is reported at once and renewed", func(t *testing.T) {
 		t.Parallel()
-		srv := markettest.NewServer(markettest.WithFixedClock(e2eNow), markettest.WithStreamInterval(5*time.Millisecond))
-		defer srv.Close()
-		c, err := srv.Client()
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, srv := newSimClient(t, []markettest.Option{markettest.WithStreamInterval(5 * time.Millisecond)})
 		s, err := c.Stream(ctx, itick.AssetCrypto, itick.WithReconnectBackoff(0, 5*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)

@@ -4,16 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/d19c4e34/itick"
 )
@@ -322,21 +318,6 @@ func (s *histService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 var histFields = [...]string{`,"o":`, `,"h":`, `,"l":`, `,"c":`, `,"v":`, `,"tu":`}
-
-// newHistClient starts s and returns a client for it with no pacing and
-// short backoffs; opts come last.
-func newHistClient(t testing.TB, s *histService, opts ...itick.Option) *itick.Client {
-	t.Helper()
-	srv := httptest.NewServer(s)
-	t.Cleanup(srv.Close)
-	all := []itick.Option{itick.WithBaseURL(srv.URL), itick.WithRateLimit(rate.Inf, 0),
-		itick.WithBackoff(time.Millisecond, 5*time.Millisecond)}
-	c, err := itick.NewClient("hist-token-0c9d1e", append(all, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 // sameKlines is a quick cmp.Diff(a, b) == "" for long series.
 func sameKlines(a, b []itick.Kline) bool {

@@ -17,8 +17,27 @@ import (
 	"github.com/d19c4e34/itick/markettest"
 )
 
-// The helpers every test file shares: three client builders (one per
-// kind of fake service), fixtures, fake services, waits and leak checks.
+// The client builders, one per kind of fake service. Each returns a client
+// that retries fast and does not pace its calls (fastOpts, or the
+// simulator's own client); a test's opts apply after those and win, and
+// the builder closes what it started when the test ends.
+//
+//   - newMockClient: an httpmock transport, no server. For unit tests of
+//     single responses: what one call sends, and what it makes of one
+//     answer (a fixture, a status, a header). Register responders on the
+//     transport it returns (helpers_http_test.go has body, sequence,
+//     record and echoQuotes).
+//   - newServerClient: an httptest server whose handler the test writes.
+//     For HTTP behaviour a responder cannot script: connections that hang,
+//     reset or trickle, redirects, paged histories (helpers_range_test.go),
+//     and WebSocket services (the stream simulator and wsHost, in
+//     helpers_stream_test.go).
+//   - newSimClient: the markettest simulator, its clock pinned. For
+//     realistic end-to-end runs: every endpoint, quotas, plans, streams,
+//     as a user's own tests would see the service.
+//
+// A test of NewClient's own defaults (its transport, its plan's limiter,
+// the environment) builds its client in view instead.
 
 // mockBase is the default base URL, which the mock transport answers for.
 const mockBase = itick.DefaultBaseURL
@@ -30,8 +49,6 @@ var e2eNow = time.Date(2025, 6, 3, 14, 30, 15, 250_000_000, time.UTC)
 // failed to stop on its own.
 const faultCallTimeout = 2 * time.Second
 
-// Builders.
-
 // fastOpts keep retries and pacing quick unless a test is about them.
 func fastOpts() []itick.Option {
 	return []itick.Option{
@@ -42,6 +59,8 @@ func fastOpts() []itick.Option {
 
 // newMockClient returns a client sending token whose requests go to a
 // fresh httpmock transport, with fastOpts; opts apply after those and win.
+// Use it for what one call sends and makes of one answer; an unregistered
+// request fails the call.
 func newMockClient(t testing.TB, token string, opts ...itick.Option) (*itick.Client, *httpmock.MockTransport) {
 	t.Helper()
 	mt := httpmock.NewMockTransport()
@@ -56,7 +75,8 @@ func newMockClient(t testing.TB, token string, opts ...itick.Option) (*itick.Cli
 // newServerClient returns a client of the httptest server srv sending
 // token, with fastOpts; opts apply after those and win. It closes srv when
 // the test ends, and first srv's handler if it has a Close method, as the
-// stream simulator and the fake services below do.
+// stream simulator and the fake services do. Use it when the test scripts
+// the server's HTTP or WebSocket behaviour itself.
 func newServerClient(t testing.TB, srv *httptest.Server, token string, opts ...itick.Option) *itick.Client {
 	t.Helper()
 	t.Cleanup(func() {
@@ -76,6 +96,8 @@ func newServerClient(t testing.TB, srv *httptest.Server, token string, opts ...i
 // newSimClient starts the markettest simulator with simOpts, its clock
 // stopped at e2eNow unless simOpts set another, closes it when the test
 // ends, and returns its own client (markettest.Server.Client) with opts.
+// Use it for end-to-end runs against a realistic service; a test that needs
+// another client of the same server (a wrong token) uses the server's URL.
 func newSimClient(t testing.TB, simOpts []markettest.Option, opts ...itick.Option) (*itick.Client, *markettest.Server) {
 	t.Helper()
 	srv := markettest.NewServer(append([]markettest.Option{markettest.WithClock(func() time.Time { return e2eNow })}, simOpts...)...)
@@ -124,6 +146,3 @@ func (l *blockingLimiter) Wait(ctx context.Context) error {
 func debugLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
-
-// The client/server builders. Each gives a client with fastOpts unless a
-// test's opts say otherwise; opts apply after them and win.

@@ -37,9 +37,9 @@ func eventually(t testing.TB, what string, cond func() bool) {
 	}
 }
 
-// recv returns the next value from ch, failing the test if none comes in
-// time.
-func recv[T any](t testing.TB, ch <-chan T, what string) T {
+// waitOrFail returns the next value from ch, failing the test if none
+// comes within the bound of within.
+func waitOrFail[T any](t testing.TB, ch <-chan T, what string) T {
 	t.Helper()
 	select {
 	case v := <-ch:
@@ -47,19 +47,6 @@ func recv[T any](t testing.TB, ch <-chan T, what string) T {
 	case <-within(t).Done():
 		t.Fatalf("timed out waiting for %s", what)
 		panic("unreachable")
-	}
-}
-
-// waitOrFail waits for ch, failing the test after a generous safety bound.
-func waitOrFail[T any](t testing.TB, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(10 * time.Second):
-		t.Fatalf("timed out waiting for %s", what)
-		var zero T
-		return zero
 	}
 }
 

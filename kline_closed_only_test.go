@@ -2,6 +2,7 @@ package itick_test
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +43,7 @@ func TestWithClosedOnly(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/ignoring et %v", name, ignoreEt), func(t *testing.T) {
 				t.Parallel()
 				s := &histService{live: time.Hour, liveFrom: time.Now().Truncate(time.Hour).Add(-100 * time.Hour), ignoreEt: ignoreEt}
-				c := newHistClient(t, s)
+				c := newServerClient(t, httptest.NewServer(s), testToken)
 				before := time.Now()
 				got, err := call(c, itick.WithClosedOnly())
 				after := time.Now()
@@ -94,7 +95,7 @@ func TestWithClosedOnlyMonths(t *testing.T) {
 		now.Add(-31*24*time.Hour - time.Minute).UnixMilli(), now.Add(-31*24*time.Hour + time.Minute).UnixMilli(),
 		now.AddDate(0, 0, -2).UnixMilli()}
 	s := &histService{series: map[string][]int64{"A": series}, ignoreEt: true}
-	c := newHistClient(t, s)
+	c := newServerClient(t, httptest.NewServer(s), testToken)
 	want := s.want("A", now.AddDate(-1, 0, 0), now.Add(-31*24*time.Hour))
 	got, err := c.Indices.Kline(t.Context(), itick.RegionGB, "A", itick.OneMonth, 10, itick.WithClosedOnly())
 	if err != nil {
@@ -119,7 +120,7 @@ func TestWithClosedOnlyMonths(t *testing.T) {
 func TestWithClosedOnlyEmptyRange(t *testing.T) {
 	t.Parallel()
 	s := &histService{live: time.Hour, liveFrom: time.Now().Add(-10 * time.Hour).Truncate(time.Hour)}
-	c := newHistClient(t, s)
+	c := newServerClient(t, httptest.NewServer(s), testToken)
 	from := time.Now().Add(-30 * time.Minute)
 	one, err := c.Crypto.KlineRange(t.Context(), itick.RegionBA, "A", itick.OneHour, from, time.Now().Add(time.Hour), itick.WithClosedOnly())
 	if err != nil || len(one) != 0 {

@@ -79,7 +79,7 @@ func TestKlineRangeIgnoresStrayCandles(t *testing.T) {
 				}
 				return page
 			}}
-			c := newHistClient(t, s)
+			c := newServerClient(t, httptest.NewServer(s), testToken)
 			one, err := c.Crypto.KlineRange(t.Context(), itick.RegionBA, "A", itick.OneMinute, histFrom, histTo)
 			if err != nil {
 				t.Fatal(err)
@@ -155,7 +155,7 @@ func TestKlineRangeRefusesCandlesTooClose(t *testing.T) {
 				return s
 			}
 			s := service()
-			c := newHistClient(t, s)
+			c := newServerClient(t, httptest.NewServer(s), testToken)
 			one, err := c.Crypto.KlineRange(t.Context(), itick.RegionBA, "LIAR", tt.interval, tt.from, histTo)
 			var apiErr *itick.APIError
 			if !errors.As(err, &apiErr) || !strings.Contains(apiErr.Message, "candles of LIAR") || !strings.Contains(err.Error(), tt.says) {
@@ -173,7 +173,7 @@ func TestKlineRangeRefusesCandlesTooClose(t *testing.T) {
 				t.Errorf("KlineRange sent %d requests, want %d", sent, want)
 			}
 			s = service()
-			c = newHistClient(t, s)
+			c = newServerClient(t, httptest.NewServer(s), testToken)
 			all, err := c.Crypto.KlinesRange(t.Context(), itick.RegionBA, []string{"A", "LIAR"}, tt.interval, tt.from, histTo)
 			var be *itick.BatchError
 			if !errors.As(err, &be) || !errors.As(err, &apiErr) || !strings.Contains(err.Error(), tt.says) {

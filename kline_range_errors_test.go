@@ -228,7 +228,7 @@ func TestKlineRangeCancelReturnsAtOnce(t *testing.T) {
 func TestResumeAndClosedOnlyValidation(t *testing.T) {
 	t.Parallel()
 	s := &histService{series: minuteHistory([]string{"A"})}
-	c := newHistClient(t, s)
+	c := newServerClient(t, httptest.NewServer(s), testToken)
 	ctx := t.Context()
 	have := map[string][]itick.Kline{"A": nil}
 	dense := map[string][]itick.Kline{"A": {histCandle("A", histTo.Add(-2*time.Hour).UnixMilli()),

@@ -78,7 +78,7 @@ func TestKlinesRangeProgressIsNeverConcurrent(t *testing.T) {
 	t.Parallel()
 	codes := histCodes(40)
 	s := &histService{series: minuteHistory(codes)}
-	c := newHistClient(t, s, itick.WithBatchSize(2), itick.WithConcurrency(8))
+	c := newServerClient(t, httptest.NewServer(s), testToken, itick.WithBatchSize(2), itick.WithConcurrency(8))
 	var inside, overlaps atomic.Int32
 	var reports []itick.RangeProgress
 	_, err := c.Crypto.KlinesRange(t.Context(), itick.RegionBA, codes, itick.OneMinute, histFrom, histTo,

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
@@ -82,7 +83,7 @@ func TestKlinesRangeResumeCostsOnlyWhatIsMissing(t *testing.T) {
 		}, []string{"C07"}, true},
 	}
 	whole := &histService{series: minuteHistory(codes)}
-	c := newHistClient(t, whole, itick.WithBatchSize(20))
+	c := newServerClient(t, httptest.NewServer(whole), testToken, itick.WithBatchSize(20))
 	if _, err := c.Crypto.KlinesRange(t.Context(), itick.RegionBA, codes, itick.OneMinute, histFrom, histTo); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestKlinesRangeResumeCostsOnlyWhatIsMissing(t *testing.T) {
 			t.Parallel()
 			first := &histService{series: minuteHistory(codes)}
 			tt.spoil(first)
-			c := newHistClient(t, first, itick.WithBatchSize(20), itick.WithRetries(0), itick.WithConcurrency(1))
+			c := newServerClient(t, httptest.NewServer(first), testToken, itick.WithBatchSize(20), itick.WithRetries(0), itick.WithConcurrency(1))
 			got, err := c.Crypto.KlinesRange(t.Context(), itick.RegionBA, codes, itick.OneMinute, histFrom, histTo)
 			var be *itick.BatchError
 			if !errors.As(err, &be) {
@@ -112,7 +113,7 @@ func TestKlinesRangeResumeCostsOnlyWhatIsMissing(t *testing.T) {
 			}
 			for _, only := range []bool{false, true} {
 				again := &histService{series: minuteHistory(codes)}
-				c := newHistClient(t, again, itick.WithBatchSize(20))
+				c := newServerClient(t, httptest.NewServer(again), testToken, itick.WithBatchSize(20))
 				ask := codes
 				if only {
 					ask = be.FailedCodes()
@@ -159,7 +160,7 @@ func TestKlineRangeResumeOneCode(t *testing.T) {
 	t.Parallel()
 	s := &histService{series: minuteHistory([]string{"BTCUSDT"})}
 	all := s.want("BTCUSDT", histFrom, histTo)
-	c := newHistClient(t, s)
+	c := newServerClient(t, httptest.NewServer(s), testToken)
 	for _, tt := range []struct {
 		name     string
 		have     []itick.Kline
@@ -224,7 +225,7 @@ func TestKlinesRangeResumeTakesHaveAsItComes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := &histService{series: minuteHistory(codes)}
-			c := newHistClient(t, s)
+			c := newServerClient(t, httptest.NewServer(s), testToken)
 			before := cloneHave(tt.have)
 			got, err := c.Crypto.KlinesRange(t.Context(), itick.RegionBA, codes, itick.OneMinute, histFrom, histTo,
 				itick.WithResume(tt.have))
@@ -254,12 +255,8 @@ func TestKlinesRangeResumeTakesHaveAsItComes(t *testing.T) {
 func TestKlinesRangeResumeAgainstTheSimulator(t *testing.T) {
 	t.Parallel()
 	clock := markettest.NewManualClock(time.Date(2025, 6, 2, 21, 0, 0, 0, time.UTC)) // a Monday, after the close
-	srv := markettest.NewServer(markettest.WithPlan(itick.PlanBase), markettest.WithClock(clock.Now), markettest.WithQuota(6))
-	t.Cleanup(srv.Close)
-	c, err := srv.Client(itick.WithRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, srv := newSimClient(t, []markettest.Option{markettest.WithPlan(itick.PlanBase), markettest.WithClock(clock.Now), markettest.WithQuota(6)},
+		itick.WithRetries(0))
 	codes := histCodes(50)
 	from, to := time.Date(2023, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
 	got, err := c.Stock.KlinesRange(t.Context(), itick.RegionUS, codes, itick.OneDay, from, to)

@@ -1,6 +1,7 @@
 package itick_test
 
 import (
+	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
@@ -75,7 +76,7 @@ func TestKlinesRangeSharesRequestsAcrossStaggeredEnds(t *testing.T) {
 			t.Parallel()
 			codes := histCodes(tt.codes)
 			s := &histService{series: staggered(codes, tt.lag, tt.sparse), shortAfter: tt.short}
-			c := newHistClient(t, s, itick.WithBatchSize(tt.batch))
+			c := newServerClient(t, httptest.NewServer(s), testToken, itick.WithBatchSize(tt.batch))
 			from := histTo.Add(-tt.span)
 			got, err := c.Crypto.KlinesRange(t.Context(), itick.RegionBA, codes, itick.OneMinute, from, histTo,
 				itick.WithPageSize(tt.page))
@@ -120,7 +121,7 @@ func BenchmarkKlinesRangeStaggered(b *testing.B) {
 			var requests, ideal int
 			for b.Loop() {
 				s := &histService{series: series}
-				c := newHistClient(b, s, itick.WithBatchSize(20))
+				c := newServerClient(b, httptest.NewServer(s), testToken, itick.WithBatchSize(20))
 				if _, err := c.Crypto.KlinesRange(b.Context(), itick.RegionBA, codes, itick.OneMinute, histFrom, histTo); err != nil {
 					b.Fatal(err)
 				}

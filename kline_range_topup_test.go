@@ -3,6 +3,7 @@ package itick_test
 import (
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -64,7 +65,7 @@ func TestResumeTopsUpBothEnds(t *testing.T) {
 				have[code] = heldFrom(s, code, tt.from, tt.to)
 			}
 			before := cloneHave(have)
-			c := newHistClient(t, s, itick.WithBatchSize(10))
+			c := newServerClient(t, httptest.NewServer(s), testToken, itick.WithBatchSize(10))
 			got, err := c.Crypto.KlinesRange(t.Context(), itick.RegionBA, codes, itick.OneMinute, histFrom, histTo,
 				itick.WithResume(have))
 			if err != nil {
@@ -83,7 +84,7 @@ func TestResumeTopsUpBothEnds(t *testing.T) {
 			}
 
 			one := &histService{series: minuteHistory(codes)}
-			c = newHistClient(t, one)
+			c = newServerClient(t, httptest.NewServer(one), testToken)
 			ks, err := c.Crypto.KlineRange(t.Context(), itick.RegionBA, "C07", itick.OneMinute, histFrom, histTo,
 				itick.WithResume(have))
 			if err != nil {
@@ -153,7 +154,7 @@ func TestResumeTopUpThatFailsKeepsWhatWasHeld(t *testing.T) {
 			s := &histService{series: minuteHistory(codes)}
 			tt.spoil(s)
 			have := map[string][]itick.Kline{"A": heldFrom(s, "A", histFrom, heldTo), "BAD": heldFrom(s, "BAD", histFrom, heldTo)}
-			c := newHistClient(t, s, itick.WithBatchSize(1), itick.WithRetries(0), itick.WithConcurrency(1))
+			c := newServerClient(t, httptest.NewServer(s), testToken, itick.WithBatchSize(1), itick.WithRetries(0), itick.WithConcurrency(1))
 			got, err := c.Crypto.KlinesRange(t.Context(), itick.RegionBA, codes, itick.OneMinute, histFrom, histTo,
 				itick.WithResume(have))
 			var be *itick.BatchError
@@ -180,7 +181,7 @@ func TestRangeShortOfItsPagesIsAnError(t *testing.T) {
 	t.Parallel()
 	from := histTo.Add(-1000 * time.Minute)
 	s := &histService{series: minuteHistory([]string{"A"}), ignoreEt: true}
-	c := newHistClient(t, s)
+	c := newServerClient(t, httptest.NewServer(s), testToken)
 	got, err := c.Crypto.KlineRange(t.Context(), itick.RegionBA, "A", itick.OneMinute, from, histTo, itick.WithPageSize(100))
 	var apiErr *itick.APIError
 	if !errors.As(err, &apiErr) || !strings.Contains(err.Error(), "candles of A") || !strings.Contains(err.Error(), "ignored et") {

@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/d19c4e34/itick"
 )
 
@@ -83,12 +81,9 @@ func checkSpan(t *testing.T, from, to time.Time, interval itick.Interval, page, 
 		n = 0
 	}
 	s := newHonestSeries(end, interval.Duration(), n)
-	c, err := itick.NewClient("span-token", itick.WithHTTPClient(&http.Client{Transport: s}),
-		itick.WithBaseURL("http://itick.invalid"), itick.WithRateLimit(rate.Inf, 0), itick.WithRetries(0),
+	c, mt := newMockClient(t, testToken, itick.WithBaseURL("http://itick.invalid"), itick.WithRetries(0),
 		itick.WithClock(func() time.Time { return spanNow }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mt.RegisterNoResponder(s.RoundTrip)
 	got, err := c.Crypto.KlineRange(t.Context(), itick.RegionBA, "BTCUSDT", interval, from, to, itick.WithPageSize(page))
 	what := fmt.Sprintf("[%s, %s) of %s in pages of %d", from.Format(time.RFC3339), to.Format(time.RFC3339), interval, page)
 	switch {

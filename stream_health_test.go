@@ -104,12 +104,7 @@ func TestStream_ReplacesAStaleConnection(t *testing.T) {
 // keeps pushing.
 func TestStreamWithStaleAfterClosesAtOnce(t *testing.T) {
 	t.Parallel()
-	srv := markettest.NewServer(markettest.WithFixedClock(e2eNow), markettest.WithStreamInterval(5*time.Millisecond))
-	defer srv.Close()
-	c, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _ := newSimClient(t, []markettest.Option{markettest.WithStreamInterval(5 * time.Millisecond)})
 	s, err := c.Stream(context.Background(), itick.AssetCrypto, itick.WithStaleAfter(30*time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -225,12 +220,7 @@ func TestStream_DisconnectComesBeforeTheRenewedPushes(t *testing.T) {
 // connections that are only between pings.
 func TestStream_StaleAfterBelowThePingInterval(t *testing.T) {
 	t.Parallel()
-	srv := markettest.NewServer(markettest.WithFixedClock(e2eNow))
-	defer srv.Close()
-	c, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _ := newSimClient(t, nil)
 	for _, tc := range []struct {
 		name string
 		opts []itick.StreamOption

@@ -579,11 +579,11 @@ func TestStream_LateHandshakeDialIsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.DropAllConns()
-	recv(t, dialing, "the reconnection's dial")
+	waitOrFail(t, dialing, "the reconnection's dial")
 	s.Close()
 	close(release)
-	tc := recv(t, late, "the late dial to finish")
-	recv(t, tc.closed, "the connection dialed after Close to be closed")
+	tc := waitOrFail(t, late, "the late dial to finish")
+	waitOrFail(t, tc.closed, "the connection dialed after Close to be closed")
 }
 
 const okAck = `{"code":1,"resAc":"subscribe","msg":"subscribe Successfully"}`
@@ -634,11 +634,11 @@ func TestStream_CancelledSubscribeStaysConsistent(t *testing.T) {
 	ctx, cancel := context.WithCancel(within(t))
 	errc := make(chan error, 1)
 	go func() { errc <- s.Subscribe(ctx, []string{"X$HK"}, itick.ChannelQuote) }()
-	if req := recv(t, h.got, "the subscribe"); req.Params != "X$HK" {
+	if req := waitOrFail(t, h.got, "the subscribe"); req.Params != "X$HK" {
 		t.Fatalf("first request %+v", req)
 	}
 	cancel()
-	if err := recv(t, errc, "Subscribe to return"); !errors.Is(err, context.Canceled) {
+	if err := waitOrFail(t, errc, "Subscribe to return"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Subscribe = %v, want context.Canceled", err)
 	}
 	h.release <- okAck
@@ -648,7 +648,7 @@ func TestStream_CancelledSubscribeStaysConsistent(t *testing.T) {
 	if err := s.Subscribe(within(t), []string{"Y$HK"}, itick.ChannelTick); err != nil {
 		t.Fatal(err)
 	}
-	recv(t, h.got, "the second subscribe")
+	waitOrFail(t, h.got, "the second subscribe")
 	h.DropAllConns()
 	gap := next(t, s, func(ev itick.Event) bool { _, ok := ev.(itick.GapEvent); return ok }).(itick.GapEvent)
 	if got := strings.Join(gap.Symbols, ","); got != "X$HK,Y$HK" {
@@ -656,7 +656,7 @@ func TestStream_CancelledSubscribeStaysConsistent(t *testing.T) {
 	}
 	renewed := map[string]string{}
 	for len(renewed) < 2 {
-		req := recv(t, h.got, "the renewals")
+		req := waitOrFail(t, h.got, "the renewals")
 		renewed[req.Params] = req.Types
 	}
 	if renewed["X$HK"] != "quote" || renewed["Y$HK"] != "tick" {
@@ -677,9 +677,9 @@ func TestStream_LateAckIsNotTakenForTheNext(t *testing.T) {
 	ctx, cancel := context.WithCancel(within(t))
 	errc := make(chan error, 1)
 	go func() { errc <- s.Subscribe(ctx, []string{"X$HK"}, itick.ChannelQuote) }()
-	recv(t, h.got, "the first subscribe")
+	waitOrFail(t, h.got, "the first subscribe")
 	cancel()
-	recv(t, errc, "the first Subscribe to return")
+	waitOrFail(t, errc, "the first Subscribe to return")
 
 	go func() { errc <- s.Subscribe(within(t), []string{"Y$HK"}, itick.ChannelQuote) }()
 	// Only one request may await an acknowledgement: the second must not
@@ -691,9 +691,9 @@ func TestStream_LateAckIsNotTakenForTheNext(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 	h.release <- okAck // X accepted
-	recv(t, h.got, "the second subscribe")
+	waitOrFail(t, h.got, "the second subscribe")
 	h.release <- `{"code":0,"resAc":"subscribe","msg":"exceeding the maximum subscription limit"}` // Y refused
-	err = recv(t, errc, "the second Subscribe to return")
+	err = waitOrFail(t, errc, "the second Subscribe to return")
 	if !errors.Is(err, itick.ErrPlanLimit) {
 		t.Errorf("refused Subscribe = %v, want ErrPlanLimit", err)
 	}
@@ -834,7 +834,7 @@ func TestStream_UnsubscribeWithdrawsWaitingSubscribe(t *testing.T) {
 		t.Fatal(err)
 	}
 	sim.SetSilent(false)
-	if err := recv(t, errc, "the withdrawn Subscribe to return"); err != nil {
+	if err := waitOrFail(t, errc, "the withdrawn Subscribe to return"); err != nil {
 		t.Errorf("withdrawn Subscribe = %v", err)
 	}
 	// Requests go out in order: once B is acknowledged, any subscribe of
@@ -923,7 +923,7 @@ func TestStream_RoutesDocumentedMessages(t *testing.T) {
 	if err := s.Subscribe(within(t), syms, itick.ChannelQuote, itick.ChannelTick, itick.ChannelDepth, itick.ChannelKline(itick.OneMinute)); err != nil {
 		t.Fatal(err)
 	}
-	sent := strings.Split(recv(t, subscribed, "the subscribe"), ",")
+	sent := strings.Split(waitOrFail(t, subscribed, "the subscribe"), ",")
 	slices.Sort(sent)
 	if want := []string{"600519$SHSE$CN", "BTCUSDT$BA", "XAUUSD$GB"}; !slices.Equal(sent, want) {
 		t.Errorf("subscribed %v, want %v", sent, want)
