@@ -4,15 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jarcoal/httpmock"
 
 	"github.com/d19c4e34/itick"
 )
@@ -157,5 +160,143 @@ func TestCodesAnsweredInAnotherCase(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestCodes_Escaped: codes with characters that mean something in a query
+// string reach the service intact.
+func TestCodes_Escaped(t *testing.T) {
+	t.Parallel()
+	c, mt := newMockClient(t, testToken)
+	var rec recorder
+	mt.RegisterResponder("GET", mockBase+"/stock/quotes", record(&rec, echoQuotes()))
+	in := []string{"BRK.B", "A&B", "X=Y", "ES#1", "600519.SH", "a b"}
+	got, err := c.Stock.Quotes(t.Context(), itick.RegionUS, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff("BRK.B,A&B,X=Y,ES#1,600519.SH,a b", rec.all()[0].Query.Get("codes")); diff != "" {
+		t.Errorf("codes (-want +got):\n%s", diff)
+	}
+	if len(got) != len(in) {
+		t.Errorf("%d quotes, want %d", len(got), len(in))
+	}
+}
+
+// Behaviour 1: codes are trimmed and de-duplicated, first occurrence first,
+// and case is kept.
+func TestCodesTrimmedDedupedCaseKept(t *testing.T) {
+	t.Parallel()
+	c, mt := newMockClient(t, testToken)
+	var rec recorder
+	mt.RegisterResponder("GET", mockBase+"/stock/quotes", record(&rec, echoQuotes()))
+	got, err := c.Stock.Quotes(t.Context(), itick.RegionUS, []string{" aapl", "AAPL ", "aapl", "\tMSFT\n", "AAPL", "Msft"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := rec.all()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	if diff := cmp.Diff("aapl,AAPL,MSFT,Msft", reqs[0].Query.Get("codes")); diff != "" {
+		t.Errorf("codes sent (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"AAPL", "MSFT", "Msft", "aapl"}, sortedKeys(got)); diff != "" {
+		t.Errorf("map keys (-want +got):\n%s", diff)
+	}
+}
+
+// Behaviour 2: a code the service leaves out is not in the map and is not an
+// error, in one chunk or several.
+func TestMissingCodeIsAbsent(t *testing.T) {
+	t.Parallel()
+	for _, batchSize := range []int{10, 2} {
+		t.Run(fmt.Sprintf("batch%d", batchSize), func(t *testing.T) {
+			t.Parallel()
+			c, mt := newMockClient(t, testToken, itick.WithBatchSize(batchSize))
+			mt.RegisterResponder("GET", mockBase+"/crypto/quotes", func(req *http.Request) (*http.Response, error) {
+				return httpmock.NewStringResponse(200, quotesEnvelope(requestedCodes(req), map[string]bool{"C3": true})), nil
+			})
+			got, err := c.Crypto.Quotes(t.Context(), itick.RegionBA, codes(5))
+			if err != nil {
+				t.Fatalf("err = %v, want nil", err)
+			}
+			if diff := cmp.Diff([]string{"C0", "C1", "C2", "C4"}, sortedKeys(got)); diff != "" {
+				t.Errorf("keys (-want +got):\n%s", diff)
+			}
+			if _, ok := got["C3"]; ok {
+				t.Error("C3 is in the map")
+			}
+		})
+	}
+}
+
+// Behaviour 17: a result map holds only what was asked; a code the service
+// sent but nobody asked for is dropped, and no code is both in the map and
+// in FailedCodes.
+func TestResultMapsHoldOnlyRequestedCodes(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		codes := r.URL.Query().Get("codes")
+		if strings.Contains(codes, "FAIL") {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		first, _, _ := strings.Cut(codes, ",")
+		// Every answer names codes of another chunk and a code nobody asked for.
+		fmt.Fprintf(w, `{"code":0,"data":{%q:{"ld":1},"FAIL1":{"ld":2},"EXTRA":{"ld":3},"aapl":{"ld":4}}}`, first)
+	}))
+	c := newServerClient(t, srv, testToken, itick.WithBatchSize(2), itick.WithRetries(0))
+	got, err := c.Stock.Quotes(context.Background(), itick.RegionUS, []string{"AAPL", "MSFT", "FAIL1", "FAIL2", "IBM"})
+	var be *itick.BatchError
+	if !errors.As(err, &be) {
+		t.Fatalf("err = %v, want a *BatchError", err)
+	}
+	keys := slices.Sorted(maps.Keys(got))
+	if diff := cmp.Diff([]string{"AAPL", "IBM"}, keys); diff != "" {
+		t.Errorf("result map keys (-want +got):\n%s", diff)
+	}
+	for _, code := range be.FailedCodes() {
+		if _, ok := got[code]; ok {
+			t.Errorf("%s is both in the map and in FailedCodes", code)
+		}
+	}
+	if diff := cmp.Diff([]string{"MSFT", "FAIL1", "FAIL2"}, itick.MissingCodes([]string{"AAPL", "MSFT", "FAIL1", "FAIL2", "IBM"}, got)); diff != "" {
+		t.Errorf("MissingCodes (-want +got):\n%s", diff)
+	}
+}
+
+// MissingCodes normalises as the batch calls do, keeps request order and
+// skips codes a batch call refuses; a REST code in the stream's code$REGION
+// form is refused before anything is sent.
+func TestMissingCodesAndTheStreamsForm(t *testing.T) {
+	t.Parallel()
+	got := map[string]itick.Quote{"700": {}, "9988": {}}
+	want := []string{"3690", "5"}
+	if diff := cmp.Diff(want, itick.MissingCodes([]string{" 700", "3690 ", "", "a,b", "9988", "3690", "5", "700$HK", "x\ty"}, got)); diff != "" {
+		t.Errorf("MissingCodes (-want +got):\n%s", diff)
+	}
+	if m := itick.MissingCodes[itick.Quote](nil, nil); m != nil {
+		t.Errorf("MissingCodes(nil, nil) = %v", m)
+	}
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	c := newServerClient(t, srv, testToken)
+	ctx := context.Background()
+	for name, call := range map[string]func() error{
+		"Quotes": func() error { _, err := c.Stock.Quotes(ctx, itick.RegionHK, []string{"700$HK"}); return err },
+		"Quote":  func() error { _, err := c.Stock.Quote(ctx, itick.RegionHK, "700$HK"); return err },
+		"Klines": func() error {
+			_, err := c.Stock.Klines(ctx, itick.RegionHK, []string{"9988", "700$HK"}, itick.OneDay, 5)
+			return err
+		},
+	} {
+		err := call()
+		if !errors.Is(err, itick.ErrInvalidArgument) || !strings.Contains(err.Error(), `"700"`) || !strings.Contains(err.Error(), `"HK"`) {
+			t.Errorf("%s with 700$HK: %v, want ErrInvalidArgument naming the code and the region apart", name, err)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
 	}
 }
