@@ -136,3 +136,20 @@ func TestWaitGoroutines(t *testing.T) {
 		t.Errorf("the goroutine ended but the check still reports: %v", err)
 	}
 }
+
+// waitGoroutines waits until every goroutine started after before was
+// taken (with goleak.IgnoreCurrent) has ended, and otherwise fails with the
+// stacks of those left. goleak tells goroutines apart by id, so one from an
+// earlier test that ends meanwhile cannot hide a leak.
+//
+// The bound is long because the simulator's side of a dropped connection may
+// sit in coder/websocket's close handshake for up to 15 s; a passing run
+// returns as soon as the goroutines are gone.
+func waitGoroutines(t *testing.T, before goleak.Option) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := settled(ctx, before); err != nil {
+		t.Fatalf("goroutines remain: %v", err)
+	}
+}
