@@ -26,9 +26,9 @@ import (
 	"github.com/d19c4e34/itick/internal/quota"
 )
 
-// Benchmarks of REST calls against hand-written baselines (one call,
-// decoding, a 1,000-code fan-out, a quota, memory), and tests of what they
-// assume.
+// Benchmarks of REST calls against hand-written baselines (one call and
+// decoding here; a 1,000-code fan-out, a quota and memory in the bench
+// files named for them), and tests of what they assume.
 
 // callService serves one fixed, realistic 10-code quotes envelope,
 // gzipped when the request accepts gzip, and counts what it did. Its

@@ -26,8 +26,8 @@ import (
 )
 
 // Tests of the fast decoding path, held to the oracle in oracle_test.go
-// on every fixture and fuzzed body, its tolerances, round trips through
-// encoding/json, and the generator of the benchmark bodies.
+// on every fixture and fuzzed body, and round trips through encoding/json.
+// Its tolerances are in decode_tolerance_test.go.
 
 func readFixture(t *testing.T, name string) []byte {
 	t.Helper()

@@ -17,8 +17,8 @@ import (
 )
 
 // Every endpoint the SDK calls, in one table: the method, the request it
-// sends, the fixture it reads and the value it returns. Then the models'
-// wire form, and round trips of the fixtures' data.
+// sends, the fixture it reads and the value it returns. The models' wire
+// form and round trips of the fixtures' data are in models_test.go.
 //
 // A new endpoint enters through four places: its model file (the struct
 // with its itick tags, codec.Describe, and the methods that call it, on

@@ -16,9 +16,9 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
-// Tests of the plumbing every call shares: the success rule, empty
-// answers, batches split into chunks and merged, and the rules that stop
-// a batch.
+// Tests of the plumbing every call shares: the success rule and empty
+// answers. Batches, their chunks and the rules that stop them are in the
+// batch files.
 
 var sentinels = []struct {
 	name string

@@ -25,7 +25,8 @@ import (
 
 // Tests that the token stays where it belongs: in the requests to the
 // base URL's origin, never in an error, a log line, a printed value or an
-// event, nor across a redirect to another origin or to cleartext.
+// event, nor across a redirect to another origin or to cleartext
+// (security_redirect_test.go), nor out of a stream (security_stream_test.go).
 
 // Behaviour 8: every request, retries and every chunk included, carries
 // token, Accept and a User-Agent naming the SDK.

@@ -24,8 +24,9 @@ import (
 	"github.com/d19c4e34/itick/internal/wssim"
 )
 
-// Tests of Stream: subscriptions, events, reconnection, heartbeats and
-// closing, against the stream simulator and scripted services.
+// Tests of Stream: reconnection, heartbeats, spreading products over
+// connections and closing, against the stream simulator and scripted
+// services. Subscriptions and messages have files of their own.
 
 func TestStream_ReconnectsAfterDrop(t *testing.T) {
 	t.Parallel()
