@@ -214,10 +214,10 @@ func ExampleStockService_Splits() {
 	}
 	fmt.Println(n, "records in", client.Stats().Requests, "pages")
 	// Output:
-	// 2025-12-04 INXN 2:1
-	// 2025-12-01 JQ 1:8
-	// 2025-11-20 OQH 1:8
-	// 35 records in 2 pages
+	// 2025-12-09 AF 1:50
+	// 2025-12-08 QH 5:4
+	// 2025-12-04 LQ 1:25
+	// 53 records in 3 pages
 }
 
 // All iterates over the news feed page after page; breaking out of the

@@ -97,6 +97,18 @@
 // week's its days'), quotes agree with the latest K-line, books sit around
 // the price, and split records fall on trading days.
 //
+// Stocks split as on the service: each region has a fixed timeline of
+// splits (a pure function of the seed, 2000 to 2059; the documentation's
+// familiar codes, AAPL or 700, never split), Splits lists those of the
+// last year up to now, and a stock's raw prices, books, ticks and candles
+// jump at each of its ex-dates: a "4:1" split divides its price by four
+// and multiplies its volume by four from the ex-date on (UTC midnight), so
+// the ex-date's own candle trades at the new shares. A quote's PrevClose
+// on an ex-date is at the new shares, as exchanges publish it. Prices are
+// at the generated level on 2025-01-01: a split before then raises the
+// prices before it. itick.WithSplitAdjusted undoes the jumps of the listed
+// splits.
+//
 // # Products
 //
 // Each asset class trades in the regions the service's documentation shows

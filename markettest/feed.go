@@ -2,66 +2,10 @@ package markettest
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/d19c4e34/itick"
 )
-
-// Splits returns the split and reverse-split records of a region as the
-// service lists them, newest ex-date first. The list is fixed for a seed
-// and a UTC day of now: between 30 and 69 records before now, each on a
-// trading day of the region's market (a weekday, where the simulator does
-// not know the market). A ratio is shares after the split to shares before
-// it, in lowest terms: "10:1" multiplies the shares by ten, "1:3" is a
-// reverse split that divides them by three.
-func (g *Generator) Splits(region itick.Region, now time.Time) []itick.SplitRecord {
-	key := g.hash("split", string(region))
-	n := 30 + int(key%40)
-	day := now.UTC().Truncate(24 * time.Hour)
-	out := make([]itick.SplitRecord, 0, n)
-	back := 0
-	for i := range n {
-		h := mix(key ^ uint64(i+1)*0x9e3779b97f4a7c15)
-		back += 1 + int(h%12)
-		for !tradingDay(region, day.AddDate(0, 0, -back)) {
-			back++
-		}
-		code := splitCode(region, h)
-		r := splitRatios[mix(h)%uint64(len(splitRatios))]
-		out = append(out, itick.SplitRecord{
-			ExDate: day.AddDate(0, 0, -back),
-			Region: region,
-			Name:   companyNames[h%uint64(len(companyNames))] + " " + code,
-			Code:   code,
-			Ratio:  strconv.Itoa(r[0]) + ":" + strconv.Itoa(r[1]),
-		})
-	}
-	return out
-}
-
-// splitRatios are the ratios companies split and reverse-split by, shares
-// after to shares before, in lowest terms; forward splits are the commoner.
-var splitRatios = [][2]int{
-	{2, 1}, {3, 1}, {4, 1}, {5, 1}, {10, 1}, {20, 1}, {50, 1}, {3, 2}, {5, 4}, {2, 1}, {3, 1}, {10, 1},
-	{1, 2}, {1, 3}, {1, 4}, {1, 5}, {1, 8}, {1, 10}, {1, 15}, {1, 20}, {1, 25}, {1, 50}, {2, 3},
-}
-
-// splitCode makes a code shaped like the region's: numbers in Asia,
-// letters elsewhere.
-func splitCode(region itick.Region, h uint64) string {
-	switch region {
-	case itick.RegionHK, itick.RegionSH, itick.RegionSZ, itick.RegionJP, itick.RegionTW:
-		return strconv.Itoa(1 + int(h>>8%9000))
-	}
-	const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	n := 2 + int(h>>4%3)
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = letters[(h>>(8+5*i))%26]
-	}
-	return string(b)
-}
 
 var companyNames = []string{"Acme", "Globex", "Initech", "Umbrella", "Stark", "Wayne", "Tyrell",
 	"Cyberdyne", "Soylent", "Hooli", "Vandelay", "Wonka", "Oscorp", "Aperture", "Massive Dynamic"}

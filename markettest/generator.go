@@ -48,13 +48,14 @@ func (g *Generator) Seed() uint64 { return g.seed }
 // product is what the generator knows about one code.
 type product struct {
 	class  Class
-	key    uint64  // hash of class, region and code
-	base   float64 // price level around which the walk moves
-	sigma  float64 // volatility per square root of a minute, in log price
-	tick   float64 // price increment; 0: round to decimals
-	dec    int     // decimals when tick is 0
-	lot    float64 // volume unit of the book and of trades
-	perMin float64 // typical volume traded per minute
+	key    uint64      // hash of class, region and code
+	base   float64     // price level around which the walk moves
+	sigma  float64     // volatility per square root of a minute, in log price
+	tick   float64     // price increment; 0: round to decimals
+	dec    int         // decimals when tick is 0
+	lot    float64     // volume unit of the book and of trades
+	perMin float64     // typical volume traded per minute
+	splits *codeSplits // a stock's splits; nil: none
 }
 
 // Known price levels, so familiar codes look familiar.
@@ -173,6 +174,9 @@ func (g *Generator) product(class Class, region itick.Region, code string) produ
 		p.perMin = 1000
 	}
 	p.tick, p.dec = priceStep(class, region, p.base)
+	if class == Stock {
+		p.splits = g.splitsOf(region, code)
+	}
 	return p
 }
 
@@ -270,10 +274,11 @@ var octaveInvSpan = func() [octaves]float64 {
 	return a
 }()
 
-// price is the unrounded price of p at ms (Unix milliseconds).
+// price is the unrounded price of p at ms (Unix milliseconds), its
+// splits in force then included.
 func (g *Generator) price(p product, ms int64) float64 {
 	w := walker{p: p}
-	return w.price(ms)
+	return w.price(ms) * p.splits.factorAt(ms)
 }
 
 // A walker evaluates one product's price at instant after instant. It
@@ -288,7 +293,8 @@ type walker struct {
 	k0, k1 [octaves]float64
 }
 
-// price is the unrounded price of w.p at ms (Unix milliseconds).
+// price is the unrounded price of w.p's walk at ms (Unix milliseconds),
+// before its splits (see codeSplits.factorAt).
 func (w *walker) price(ms int64) float64 { return w.level(w.noise(ms)) }
 
 // level turns the walk's noise into a price. It rises with the noise, so

@@ -81,11 +81,15 @@ func (g *Generator) build(v *view, start, span int64, ws []tradingSpan) itick.Kl
 	for _, s := range ws {
 		traded += s.to - s.from
 	}
+	// Splits fall on UTC midnights, so a candle of a day or less has one
+	// factor; a longer one opens and closes at its own (see codeSplits).
+	f := p.splits.factorAt(start)
 	if span == dayMs && v.wholeDay(start, ws) {
-		return g.kline(p, start, span, traded, v.dayPrices(ws))
+		return g.kline(p, start, span, traded, v.dayPrices(ws, f))
 	}
-	open := p.round(w.price(ws[0].from))
-	cl := p.round(w.price(ws[len(ws)-1].to - 1))
+	first, last := ws[0].from, ws[len(ws)-1].to-1
+	open := p.round(w.price(first) * p.splits.factorAt(first))
+	cl := p.round(w.price(last) * p.splits.factorAt(last))
 	hi, lo := max(open, cl), min(open, cl)
 	if span > hourMs {
 		// The parts (days, or hours) that hold trading each have a candle,
@@ -108,7 +112,7 @@ func (g *Generator) build(v *view, start, span int64, ws []tradingSpan) itick.Kl
 		x := w.noise(at(ws, traded*int64(i)/int64(candleSamples+1)))
 		xhi, xlo = max(xhi, x), min(xlo, x)
 	}
-	hi, lo = max(hi, p.round(w.level(xhi))), min(lo, p.round(w.level(xlo)))
+	hi, lo = max(hi, p.round(w.level(xhi)*f)), min(lo, p.round(w.level(xlo)*f))
 	if span == hourMs {
 		day := g.wholeDayCandle(v, floorDiv(start, dayMs)*dayMs)
 		hi = min(hi, max(day.High, open, cl))
@@ -122,10 +126,11 @@ type ohlc struct{ open, high, low, close float64 }
 
 // kline completes a candle of p from its prices and the ms it traded.
 func (g *Generator) kline(p product, start, span, traded int64, c ohlc) itick.Kline {
-	// Volume: a typical rate for the time traded, varied per candle.
+	// Volume: a typical rate for the time traded, varied per candle, in
+	// the shares of the time (a split multiplies them).
 	minutes := float64(traded) / 60000
 	vol := p.perMin * minutes * (0.4 + 1.2*unit(mix(p.key^0xabc^uint64(start)^uint64(span)<<20)))
-	vol = p.roundVolume(vol)
+	vol = p.roundVolume(vol / p.splits.factorAt(start))
 	turnover := roundDec(vol*(c.open+c.high+c.low+c.close)/4, 2)
 	return itick.Kline{Time: time.UnixMilli(start).UTC(), Open: c.open, High: c.high, Low: c.low, Close: c.close,
 		Volume: vol, Turnover: turnover}
@@ -155,9 +160,10 @@ func (g *Generator) wholeDayCandle(v *view, day int64) itick.Kline {
 
 // dayPrices are the prices of a whole trading day with windows ws: its
 // open and close, and as its range the highest and lowest of the opens and
-// closes of the hours that trade. The view keeps a dayRange for them,
-// which carries what one day's range works out over to the next.
-func (v *view) dayPrices(ws []tradingSpan) ohlc {
+// closes of the hours that trade, times f, the day's split factor. The
+// view keeps a dayRange for them, which carries what one day's range works
+// out over to the next.
+func (v *view) dayPrices(ws []tradingSpan, f float64) ohlc {
 	var buf [maxDayPrices]int64
 	ts := hourEdges(&buf, ws)
 	if v.days == nil {
@@ -166,7 +172,7 @@ func (v *view) dayPrices(ws []tradingSpan) ohlc {
 	xo, xc, xhi, xlo := v.days.extremes(ts)
 	w := &v.w
 	p := w.p
-	return ohlc{p.round(w.level(xo)), p.round(w.level(xhi)), p.round(w.level(xlo)), p.round(w.level(xc))}
+	return ohlc{p.round(w.level(xo) * f), p.round(w.level(xhi) * f), p.round(w.level(xlo) * f), p.round(w.level(xc) * f)}
 }
 
 // hourEdges returns, in buf, the first and the last trading instant of
@@ -313,7 +319,8 @@ func (g *Generator) klines(class Class, region itick.Region, code string, interv
 // Quote returns the quote of a product at the instant at: Last is the
 // price at the latest trading instant (at itself while the market
 // trades), Open, High, Low, Volume and Turnover those of the latest daily
-// candle, PrevClose the close of the one before. Time is the latest
+// candle, PrevClose the close of the one before (at the new shares on a
+// split's ex-date, as exchanges publish it). Time is the latest
 // trading instant, so a quote does not move while the market is closed.
 // PrevClose, Change and ChangePercent are set for every class; the server
 // leaves them out of crypto, forex and index quotes as the service does.
@@ -331,7 +338,11 @@ func (g *Generator) Quote(class Class, region itick.Region, code string, at time
 		c := days[n-1]
 		q.Open, q.High, q.Low, q.Volume, q.Turnover = c.Open, c.High, c.Low, c.Volume, c.Turnover
 		if n > 1 {
-			q.PrevClose = days[n-2].Close
+			// On an ex-date the previous close is given at the new
+			// shares, as exchanges publish it, so the change is the
+			// day's and not the split's.
+			prev := days[n-2]
+			q.PrevClose = p.round(prev.Close * p.splits.factorAt(c.Time.UnixMilli()) / p.splits.factorAt(prev.Time.UnixMilli()))
 		}
 	}
 	q.Change = p.round(q.Last - q.PrevClose)
