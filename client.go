@@ -41,6 +41,7 @@ type Client struct {
 	stats       *clientStats // a pointer: Client's value methods must not copy atomics
 	confirmed   *atomic.Bool // the service has answered one request with a success
 	clock       *clock       // the date and hour (WithClock); never for elapsed time
+	splits      *splitCache  // each region's splits of the day, for WithSplitAdjusted
 }
 
 // NewClient returns a client that sends token with every request. An empty
@@ -98,6 +99,7 @@ func newClient(token string, s *settings) *Client {
 		stats:       new(clientStats),
 		confirmed:   new(atomic.Bool),
 		clock:       s.clock,
+		splits:      new(splitCache),
 	}
 	if c.batchSize == 0 {
 		c.batchSize = s.plan.BatchSize()

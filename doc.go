@@ -16,7 +16,8 @@
 //
 // What depends on the date or the hour reads the client's clock (WithClock,
 // time.Now by default; Client.Now reads it): a range's end, WithClosedOnly,
-// the trading day of a quote that carries no time. A test pins it, with the
+// the trading day of a quote that carries no time, the day of the splits
+// WithSplitAdjusted uses. A test pins it, with the
 // simulator's: markettest's Server.Client gives its clients the server's
 // clock. Retries, pacing, timeouts and a Stream's heartbeat measure real
 // elapsed time.
@@ -57,8 +58,10 @@
 // a store up to date, asking only for what is missing at both ends (and
 // the newest candle held again, which may have been forming).
 // WithClosedOnly, on any kline call, leaves out the candle still forming on
-// the client's clock. The [backfill guide] has the rest: what counts as bad
-// data, what a resume costs, and how candles are aligned.
+// the client's clock, and WithSplitAdjusted, on any stock kline call,
+// adjusts candles for the region's splits. The [backfill guide] has the
+// rest: what counts as bad data, what a resume costs, how candles are
+// aligned and adjusted.
 //
 // # Streaming
 //

@@ -60,7 +60,8 @@ type klineOptions struct {
 	end      time.Time
 	endSet   bool
 
-	closedOnly bool
+	closedOnly    bool
+	splitAdjusted bool // WithSplitAdjusted: stock calls only
 
 	// Range calls only.
 	pageSize    int
@@ -166,6 +167,10 @@ func (m market) kline(ctx context.Context, region Region, code string, interval 
 	if err != nil {
 		return nil, err
 	}
+	splits, err := m.splitsIfAdjusted(ctx, region, []string{code}, opts)
+	if err != nil {
+		return nil, err
+	}
 	data, err := get(ctx, m.c, m.path("kline"), q, readKlineData)
 	if err != nil {
 		return nil, err
@@ -174,7 +179,11 @@ func (m market) kline(ctx context.Context, region Region, code string, interval 
 		return nil, m.c.notFound("%s: no data for %s in %s", m.path("kline"), q.Get("code"), region)
 	}
 	sortKlines(data.klines)
-	return req.keep(data.klines), nil
+	ks := req.keep(data.klines)
+	if err := splits.adjust(q.Get("code"), ks, m.c.Now()); err != nil {
+		return nil, err
+	}
+	return ks, nil
 }
 
 // klineData is the data of a single-code kline answer: an array of
@@ -202,12 +211,16 @@ func (m market) klines(ctx context.Context, region Region, codes []string, inter
 	if err != nil {
 		return nil, err
 	}
+	splits, err := m.splitsIfAdjusted(ctx, region, codes, opts)
+	if err != nil {
+		return nil, err
+	}
 	out, err := fetchBatch(ctx, m.c, m.path("klines"), region, codes, req.query, seriesReader.Read, nil)
 	for code, ks := range out {
 		sortKlines(ks)
 		out[code] = req.keep(ks)
 	}
-	return out, err
+	return out, withFailed(err, splits.adjustAll(out, m.c.Now()))
 }
 
 // DefaultPageSize is the number of candles a range call asks for per

@@ -132,6 +132,9 @@ type rangeRun struct {
 	twins  map[string]bool // codes of the call asked in another case too (caseTwins)
 	logger *slog.Logger
 	mu     sync.Mutex // one page at a time, so progress is never reported concurrently
+
+	splits regionSplits // WithSplitAdjusted's; nil without it
+	now    time.Time    // the client's, when the call began
 }
 
 // newRangeRun starts the run of codes, with what WithResume gave of each.
@@ -151,6 +154,7 @@ func (run *rangeRun) page(ctx context.Context, got map[string][]Kline, ch span.C
 	for _, ks := range got {
 		sortKlines(ks)
 	}
+	run.splits.adjustAll(got, run.now) // never fails: codes with unreadable splits are not asked for
 	added := run.Page(got, ch)
 	p := run.Progress()
 	if run.logger != nil && run.logger.Enabled(ctx, slog.LevelDebug) {
@@ -201,6 +205,13 @@ func (m market) klineRange(ctx context.Context, region Region, code string, inte
 	if err != nil {
 		return nil, err
 	}
+	bad, err := m.adjustRange(ctx, run, region, []string{code}, opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(bad) > 0 {
+		return nil, bad[0].Err
+	}
 	for end, more := run.Next(code); more; end, more = run.Next(code) {
 		ks, err := m.kline(ctx, region, code, interval, spec.Page, spec.pageOptions(end))
 		if err != nil {
@@ -237,8 +248,11 @@ func (m market) klinesRange(ctx context.Context, region Region, codes []string, 
 	if err != nil {
 		return nil, err
 	}
-	var failed []ChunkError
-	refused := false
+	failed, err := m.adjustRange(ctx, run, region, norm, opts)
+	if err != nil {
+		return nil, err
+	}
+	refused := len(failed) > 0
 	for {
 		chunks := run.Plan(m.c.batchSize)
 		if len(chunks) == 0 {
