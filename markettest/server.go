@@ -82,6 +82,7 @@ type config struct {
 	streamMaxConns    int  // connections the token may hold; 0: no cap
 	ownMaxConns       bool // streamMaxConns came from WithStreamMaxConns, not from the plan
 	streamLooseCase   bool
+	streamRegionInSym bool
 }
 
 // Option configures a Server.

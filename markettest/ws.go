@@ -55,18 +55,27 @@ func WithStreamLooseCase() Option {
 	return func(c *config) { c.streamLooseCase = true }
 }
 
+// WithStreamRegionInSymbol makes every stream push name its product as
+// code$REGION in s ("700$HK"), as the service's depth pushes are seen to
+// and any push may; without it s is the code alone in every push. A bot
+// that reads pushes itself can be tested against both forms.
+func WithStreamRegionInSymbol() Option {
+	return func(c *config) { c.streamRegionInSym = true }
+}
+
 // newStreams builds the WebSocket side of s.
 func newStreams(s *Server) *wssim.Server {
 	return wssim.New(wssim.Config{
-		Market:       streamMarket{s.gen},
-		Clock:        s.cfg.clock,
-		Authorize:    func(token string) bool { return s.Token != "" && token == s.Token },
-		PushInterval: s.cfg.streamInterval,
-		PingTimeout:  s.cfg.streamPingTimeout,
-		MaxSymbols:   s.cfg.streamMaxSymbols,
-		LooseCase:    s.cfg.streamLooseCase,
-		Live:         s.streamLive,
-		MaxConns:     s.streamMaxConns(),
+		Market:         streamMarket{s.gen},
+		Clock:          s.cfg.clock,
+		Authorize:      func(token string) bool { return s.Token != "" && token == s.Token },
+		PushInterval:   s.cfg.streamInterval,
+		PingTimeout:    s.cfg.streamPingTimeout,
+		MaxSymbols:     s.cfg.streamMaxSymbols,
+		LooseCase:      s.cfg.streamLooseCase,
+		RegionInSymbol: s.cfg.streamRegionInSym,
+		Live:           s.streamLive,
+		MaxConns:       s.streamMaxConns(),
 		Exists: func(class, code, region string) bool {
 			return Exists(Class(class), itick.Region(region), code)
 		},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -553,6 +554,32 @@ func TestStream_LooseCaseAndExchange(t *testing.T) {
 		if q.Symbol() == "VOD$LSE$GB" && q.Exchange != "LSE" {
 			t.Errorf("exchange %q, want LSE", q.Exchange)
 		}
+	}
+}
+
+// TestStream_RegionInSymbol: pushes of either form, s the code alone or
+// code$REGION in every push, quote, tick and depth alike, reach the SDK's
+// events under the products as they were subscribed.
+func TestStream_RegionInSymbol(t *testing.T) {
+	t.Parallel()
+	for _, opts := range [][]markettest.Option{nil, {markettest.WithStreamRegionInSymbol()},
+		{markettest.WithStreamRegionInSymbol(), markettest.WithStreamLooseCase()}} {
+		srv := streamServer(t, opts...)
+		s := openStream(t, srv, "stock")
+		syms := []string{"AAPL$US", "MSFT$US"}
+		if err := s.Subscribe(bounded(t), syms, itick.ChannelQuote, itick.ChannelTick, itick.ChannelDepth); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for len(seen) < 3*len(syms) {
+			ev := nextEvent(t, s, func(ev itick.Event) bool { return eventKey(ev) != "" })
+			sym := eventSymbol(ev)
+			if !slices.Contains(syms, sym) {
+				t.Fatalf("%d options: %T for %q, not a subscribed form", len(opts), ev, sym)
+			}
+			seen[fmt.Sprintf("%T %s", ev, sym)] = true
+		}
+		s.Close()
 	}
 }
 

@@ -53,11 +53,11 @@ func (s *Server) appendMarketPush(b []byte, m Market, class string, sym symbol, 
 			b = appendCandleValues(b, c)
 			return append(b, "}}}"...)
 		}
-		b = appendPushHead(b, s.pushed(sym), typ)
+		b = s.appendPushHead(b, s.pushed(sym), typ)
 		b = appendCandleValues(b, c)
 		return append(b, "}}"...)
 	}
-	b = appendPushHead(b, s.pushed(sym), typ)
+	b = s.appendPushHead(b, s.pushed(sym), typ)
 	switch typ {
 	case "quote":
 		b = appendQuote(b, m.Quote(class, sym.code, sym.region, now))

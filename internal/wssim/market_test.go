@@ -57,7 +57,7 @@ func TestMarketPushes(t *testing.T) {
 			"ld": 2.5, "o": 2.0, "h": 3.0, "l": 1.0, "v": 7.0, "tu": 17.0, "t": ms}}},
 		{false, "tick", map[string]any{"code": 1.0, "data": map[string]any{"s": "BTCUSDT", "r": "BA", "type": "tick",
 			"ld": 2.5, "v": 0.25, "t": ms}}},
-		{false, "depth", map[string]any{"code": 1.0, "data": map[string]any{"s": "BTCUSDT$BA", "r": "BA", "type": "depth",
+		{false, "depth", map[string]any{"code": 1.0, "data": map[string]any{"s": "BTCUSDT", "r": "BA", "type": "depth",
 			"a": []any{map[string]any{"po": 1.0, "p": 2.6, "v": 0.5, "o": 0.5}},
 			"b": []any{map[string]any{"po": 1.0, "v": 0.0, "o": 0.0}}}}},
 		{false, "kline@2", map[string]any{"code": 1.0, "data": map[string]any{"s": "BTCUSDT", "r": "BA", "type": "kline@2",

@@ -22,7 +22,7 @@ func (s *Server) appendPush(b []byte, sym symbol, typ string, bar Bar) []byte {
 		b = appendCandle(b, bar, kTypeDuration[k])
 		return append(b, "}}}"...)
 	}
-	b = appendPushHead(b, s.pushed(sym), typ)
+	b = s.appendPushHead(b, s.pushed(sym), typ)
 	switch typ {
 	case "quote":
 		b = appendQuote(b, bar)
@@ -52,10 +52,11 @@ func (s *Server) pushed(sym symbol) symbol {
 }
 
 // appendPushHead opens a push: its code, data and the s, r and type
-// fields, followed by a comma. A depth push's s carries the region.
-func appendPushHead(b []byte, sym symbol, typ string) []byte {
+// fields, followed by a comma. s is the code alike in every push, or under
+// Config.RegionInSymbol code$REGION alike in every push.
+func (s *Server) appendPushHead(b []byte, sym symbol, typ string) []byte {
 	b = append(b, `{"code":1,"data":{"s":`...)
-	if typ == "depth" {
+	if s.cfg.RegionInSymbol {
 		b = strconv.AppendQuote(b, sym.code+"$"+sym.region)
 	} else {
 		b = strconv.AppendQuote(b, sym.code)

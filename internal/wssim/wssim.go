@@ -77,9 +77,13 @@ type Config struct {
 	// 0 means DefaultDepthLevels.
 	DepthLevels int
 	// LooseCase pushes codes and regions in lower case ("xauusd" for
-	// XAUUSD$GB, "BTCUSDT$ba" in a depth push's s), as the service is
-	// reported to, whatever case they were subscribed in.
+	// XAUUSD$GB), as the service is reported to, whatever case they were
+	// subscribed in.
 	LooseCase bool
+	// RegionInSymbol makes every push's s code$REGION ("700$HK"), as the
+	// service's depth pushes are seen to send it and any push may; without
+	// it s is the code alone in every push.
+	RegionInSymbol bool
 	// LegacyKline pushes candles in the older form
 	// {"code":0,"data":{"s","t":<kType>,"k":{...}}}.
 	LegacyKline bool

@@ -3,6 +3,7 @@ package wssim
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -162,27 +163,35 @@ func TestPushes(t *testing.T) {
 	t.Parallel()
 	at := time.UnixMilli(1765526889000).UTC()
 	src := constSource{Bar{Time: at, Last: 10.5, Open: 10, High: 11, Low: 9, Volume: 100, Turnover: 1000, TradeVol: 3}}
+	// Quote and depth pushes name their product alike: the code, or
+	// under RegionInSymbol code$REGION.
 	tests := []struct {
-		legacy bool
-		types  string
-		want   map[string]any
+		legacy, region bool
+		types          string
+		want           map[string]any
 	}{
-		{false, "quote", map[string]any{"code": 1.0, "data": map[string]any{"s": "700", "r": "HK", "type": "quote",
+		{false, false, "quote", map[string]any{"code": 1.0, "data": map[string]any{"s": "700", "r": "HK", "type": "quote",
 			"ld": 10.5, "o": 10.0, "h": 11.0, "l": 9.0, "v": 100.0, "tu": 1000.0, "t": 1765526889000.0}}},
-		{false, "tick", map[string]any{"code": 1.0, "data": map[string]any{"s": "700", "r": "HK", "type": "tick",
+		{false, false, "tick", map[string]any{"code": 1.0, "data": map[string]any{"s": "700", "r": "HK", "type": "tick",
 			"ld": 10.5, "v": 3.0, "t": 1765526889000.0}}},
-		{false, "depth", map[string]any{"code": 1.0, "data": map[string]any{"s": "700$HK", "r": "HK", "type": "depth",
+		{false, false, "depth", map[string]any{"code": 1.0, "data": map[string]any{"s": "700", "r": "HK", "type": "depth",
 			"a": []any{map[string]any{"po": 1.0, "p": 10.51, "v": 100.0, "o": 1.0}},
 			"b": []any{map[string]any{"po": 1.0, "p": 10.49, "v": 100.0, "o": 1.0}}}}},
-		{false, "kline@1", map[string]any{"code": 1.0, "data": map[string]any{"s": "700", "r": "HK", "type": "kline@1",
+		{false, true, "quote", map[string]any{"code": 1.0, "data": map[string]any{"s": "700$HK", "r": "HK", "type": "quote",
+			"ld": 10.5, "o": 10.0, "h": 11.0, "l": 9.0, "v": 100.0, "tu": 1000.0, "t": 1765526889000.0}}},
+		{false, true, "depth", map[string]any{"code": 1.0, "data": map[string]any{"s": "700$HK", "r": "HK", "type": "depth",
+			"a": []any{map[string]any{"po": 1.0, "p": 10.51, "v": 100.0, "o": 1.0}},
+			"b": []any{map[string]any{"po": 1.0, "p": 10.49, "v": 100.0, "o": 1.0}}}}},
+		{false, false, "kline@1", map[string]any{"code": 1.0, "data": map[string]any{"s": "700", "r": "HK", "type": "kline@1",
 			"o": 10.0, "h": 11.0, "l": 9.0, "c": 10.5, "v": 100.0, "tu": 1000.0, "t": float64(at.Truncate(time.Minute).UnixMilli())}}},
-		{true, "kline@8", map[string]any{"code": 0.0, "data": map[string]any{"s": "700", "t": 8.0, "k": map[string]any{
+		{true, false, "kline@8", map[string]any{"code": 0.0, "data": map[string]any{"s": "700", "t": 8.0, "k": map[string]any{
 			"o": 10.0, "h": 11.0, "l": 9.0, "c": 10.5, "v": 100.0, "tu": 1000.0, "t": float64(at.Truncate(24 * time.Hour).UnixMilli())}}}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.types, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s region=%v", tt.types, tt.region), func(t *testing.T) {
 			t.Parallel()
-			s, url := start(t, Config{Source: src, PushInterval: time.Millisecond, DepthLevels: 1, LegacyKline: tt.legacy})
+			s, url := start(t, Config{Source: src, PushInterval: time.Millisecond, DepthLevels: 1, LegacyKline: tt.legacy,
+				RegionInSymbol: tt.region})
 			c := authed(t, url+"/stock")
 			send(t, c, `{"ac":"subscribe","params":"700$HK","types":"`+tt.types+`"}`)
 			if got := readJSON(t, c)["code"]; got != 1.0 {
@@ -355,7 +364,7 @@ func TestExchangeSymbolsAndLooseCase(t *testing.T) {
 		d, _ := m["data"].(map[string]any)
 		seen[d["s"].(string)+" "+d["r"].(string)+" "+d["type"].(string)] = true
 	}
-	wantSeen := map[string]bool{"600519 cn quote": true, "600519$cn cn depth": true, "xauusd gb quote": true, "xauusd$gb gb depth": true}
+	wantSeen := map[string]bool{"600519 cn quote": true, "600519 cn depth": true, "xauusd gb quote": true, "xauusd gb depth": true}
 	if diff := cmp.Diff(wantSeen, seen); diff != "" {
 		t.Errorf("pushes (-want +got):\n%s", diff)
 	}
