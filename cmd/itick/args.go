@@ -16,6 +16,7 @@ import (
 type market interface {
 	Quotes(ctx context.Context, region itick.Region, codes []string) (map[string]itick.Quote, error)
 	Depth(ctx context.Context, region itick.Region, code string) (*itick.DepthBook, error)
+	Depths(ctx context.Context, region itick.Region, codes []string) (map[string]itick.DepthBook, error)
 	Klines(ctx context.Context, region itick.Region, codes []string, interval itick.Interval, limit int,
 		opts ...itick.KlineOption) (map[string][]itick.Kline, error)
 	KlinesRange(ctx context.Context, region itick.Region, codes []string, interval itick.Interval, from, to time.Time,
@@ -68,17 +69,122 @@ func parseRegion(s string) (itick.Region, error) {
 	return itick.Region(r), nil
 }
 
-// parseProducts reads the CLASS REGION CODE... arguments the quote, depth
-// and klines commands share.
-func parseProducts(args []string) (class itick.AssetType, region itick.Region, codes []string, err error) {
-	if class, err = parseClass(args[0]); err != nil {
-		return class, region, nil, err
+// productsUse is how quote, klines and depth name their products.
+const productsUse = "PRODUCT... | CLASS REGION CODE..."
+
+// productsHelp says what productsUse means, for the commands' help.
+const productsHelp = `Products are CLASS:REGION:CODE (stock:US:AAPL, crypto:BA:BTCUSDT), of any
+class and region in one command, or CLASS REGION CODE... for codes of one
+class and region (stock US AAPL MSFT). Classes: ` + classList + `.`
+
+// productArgs checks that args can name products: one or more in the
+// CLASS:REGION:CODE form, or a class, a region and one or more codes.
+func productArgs(cmd *cobra.Command, args []string) error {
+	switch {
+	case len(args) == 0:
+		return usageError{fmt.Sprintf("%s takes products such as stock:US:AAPL, or CLASS REGION CODE...: itick %s", cmd.Name(), cmd.Use)}
+	case !strings.Contains(args[0], ":") && len(args) < 3:
+		return usageError{fmt.Sprintf("%s takes a class, a region and at least one code, got %s: itick %s",
+			cmd.Name(), plural(len(args), "argument"), cmd.Use)}
 	}
-	if region, err = parseRegion(args[1]); err != nil {
-		return class, region, nil, err
+	return nil
+}
+
+// parseProducts reads the products of quote, depth and klines, in the
+// order given, each once: CLASS:REGION:CODE arguments, or CLASS REGION
+// CODE... (told apart by the colon in the first).
+func parseProducts(args []string) ([]itick.Product, error) {
+	var out []itick.Product
+	seen := map[itick.Product]bool{}
+	add := func(p itick.Product) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
 	}
-	codes, err = parseCodes(args[2:])
-	return class, region, codes, err
+	if !strings.Contains(args[0], ":") {
+		class, err := parseClass(args[0])
+		if err != nil {
+			return nil, err
+		}
+		region, err := parseRegion(args[1])
+		if err != nil {
+			return nil, err
+		}
+		codes, err := parseCodes(args[2:])
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range codes {
+			add(itick.Product{Class: class, Region: region, Code: c})
+		}
+		return out, nil
+	}
+	for _, a := range args {
+		p, err := parseProduct(a)
+		if err != nil {
+			return nil, err
+		}
+		add(p)
+	}
+	return out, nil
+}
+
+// parseProduct reads CLASS:REGION:CODE, the class as parseClass reads it
+// (stocks, fx, ... too), the rest as itick.ParseProduct does.
+func parseProduct(s string) (itick.Product, error) {
+	class, rest, ok := strings.Cut(strings.TrimSpace(s), ":")
+	if !ok {
+		return itick.Product{}, invalidf("product %q is not CLASS:REGION:CODE such as stock:US:AAPL; "+
+			"give every product so, or use the CLASS REGION CODE... form", s)
+	}
+	if c, known := classNames[strings.ToLower(class)]; known {
+		class = string(c)
+	}
+	return itick.ParseProduct(class + ":" + rest)
+}
+
+// group is the products of one class and region, which one batch call
+// serves.
+type group struct {
+	class  itick.AssetType
+	region itick.Region
+	codes  []string
+}
+
+// groupsOf gathers products by class and region, in the order each class
+// and region first appears, and each group's codes in order.
+func groupsOf(products []itick.Product) []group {
+	var out []group
+	at := map[[2]string]int{}
+	for _, p := range products {
+		k := [2]string{string(p.Class), string(p.Region)}
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, group{class: p.Class, region: p.Region})
+		}
+		out[i].codes = append(out[i].codes, p.Code)
+	}
+	return out
+}
+
+// products lists the group's products.
+func (g group) products() []itick.Product {
+	out := make([]itick.Product, len(g.codes))
+	for i, c := range g.codes {
+		out[i] = itick.Product{Class: g.class, Region: g.region, Code: c}
+	}
+	return out
+}
+
+// plural is n and the noun, in the plural unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // parseCodes trims the codes and drops repeats, keeping the first of each
@@ -165,7 +271,7 @@ func lookup[V any](m map[string]V, code string) (V, bool) {
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usageError{fmt.Sprintf("%s takes %d arguments, got %d: itick %s", cmd.Name(), n, len(args), cmd.Use)}
+			return usageError{fmt.Sprintf("%s takes %s, got %d: itick %s", cmd.Name(), plural(n, "argument"), len(args), cmd.Use)}
 		}
 		return nil
 	}
@@ -174,7 +280,7 @@ func exactArgs(n int) cobra.PositionalArgs {
 func minArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) < n {
-			return usageError{fmt.Sprintf("%s takes at least %d arguments, got %d: itick %s", cmd.Name(), n, len(args), cmd.Use)}
+			return usageError{fmt.Sprintf("%s takes at least %s, got %d: itick %s", cmd.Name(), plural(n, "argument"), len(args), cmd.Use)}
 		}
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/d19c4e34/itick"
 )
@@ -31,6 +32,18 @@ const (
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
+
+// flagError sorts out the flag parser's errors by the exit codes' rule: a
+// value a flag cannot take ("--limit abc", "--format xml") is an invalid
+// argument, as a bad value of an argument is; the rest (an unknown flag, a
+// flag without its value) is the command line's shape, a usage error.
+func flagError(_ *cobra.Command, err error) error {
+	var bad *pflag.InvalidValueError
+	if errors.As(err, &bad) {
+		return invalidf("--%s %q: %v", bad.GetFlag().Name, bad.GetValue(), errors.Unwrap(bad))
+	}
+	return usageError{err.Error()}
+}
 
 // invalidf reports a value the command cannot use; it matches
 // itick.ErrInvalidArgument, as the SDK's own refusals do.
@@ -102,15 +115,6 @@ func keptNote(err error) string {
 // maxNamed is how many codes a message names before it counts the rest.
 const maxNamed = 20
 
-// partial adds to a batch call's error the codes that have no result, so
-// the user can ask again for just those.
-func partial(err error, be *itick.BatchError) error {
-	if be == nil {
-		return err
-	}
-	return keptError{err, "no result for " + named(be.FailedCodes())}
-}
-
 // named lists codes for a message, counting those past maxNamed.
 func named(codes []string) string {
 	s := strings.Join(codes[:min(len(codes), maxNamed)], " ")
@@ -161,8 +165,12 @@ func (a *app) classify(cmd *cobra.Command, err error) (int, string) {
 	text := detail(err)
 	quotaHit, quotaWait := a.quota.wait()
 	switch {
+	case errors.Is(err, itick.ErrInvalidArgument) && !errors.As(err, &ue):
+		return exitInvalid, fmt.Sprintf("%s (see %s)", text, help)
 	case errors.As(err, &ue) || !a.ran:
 		return exitUsage, fmt.Sprintf("%s (see %s)", text, help)
+	case errors.Is(err, errNotLoggedIn):
+		return exitUnauthorized, text
 	case errors.As(err, &ie):
 		return exitInterrupted, ie.Error()
 	case a.sig.interrupted(): // whatever failed, the interrupt made it fail
@@ -247,7 +255,7 @@ func tryAgain(d time.Duration) string {
 	if r < d {
 		r += time.Second
 	}
-	return fmt.Sprintf("try again in %s (at %s)", r, time.Now().Add(r).UTC().Format("15:04:05 UTC"))
+	return fmt.Sprintf("try again in %s (at %s)", r, time.Now().Add(r).UTC().Format(time.RFC3339))
 }
 
 // planShown names the plan in force for a message.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -62,18 +63,42 @@ func TestExitCodes(t *testing.T) {
 		stdout string // exactly
 	}{
 		{"ok", serverEnv(plain), []string{"quote", "stock", "US", "AAPL", "--format", "csv"}, exitOK, "",
-			"code,last,change,change_percent,time,open,high,low,prev_close,volume,turnover,status\n" +
-				"AAPL,149.46,3.05,2.08,2025-06-02T14:30:00Z,149.37,149.72,149.37,146.41,627216,93756247.68,normal\n"},
+			"class,region,code,last,change,change_percent,time,open,high,low,prev_close,volume,turnover,status\n" +
+				"stock,US,AAPL,149.46,3.05,2.08,2025-06-02T14:30:00Z,149.37,149.72,149.37,146.41,627216,93756247.68,normal\n"},
 
 		{"no arguments", serverEnv(plain), []string{"quote", "stock"}, exitUsage,
-			`^itick: quote takes at least 3 arguments, got 1: itick quote CLASS REGION CODE\.\.\. \(see itick quote --help\)$`, ""},
+			`^itick: quote takes a class, a region and at least one code, got 1 argument: itick quote PRODUCT\.\.\. \| CLASS REGION CODE\.\.\. \(see itick quote --help\)$`, ""},
+		{"no products", serverEnv(plain), []string{"klines"}, exitUsage,
+			`^itick: klines takes products such as stock:US:AAPL, or CLASS REGION CODE\.\.\.: itick klines`, ""},
+		{"status without a region", serverEnv(plain), []string{"status"}, exitUsage,
+			`^itick: status takes 1 argument, got 0: itick status REGION`, ""},
 		{"unknown flag", serverEnv(plain), []string{"quote", "stock", "US", "AAPL", "--codes", "x"}, exitUsage,
 			`^itick: unknown flag: --codes \(see itick quote --help\)$`, ""},
 		{"unknown command", serverEnv(plain), []string{"quotes"}, exitUsage, `^itick: unknown command "quotes"`, ""},
-		{"unknown format", serverEnv(plain), []string{"quote", "stock", "US", "AAPL", "--format", "xml"}, exitUsage,
-			`format "xml" is not table, csv or json`, ""},
-		{"get as a table", serverEnv(plain), []string{"get", "/symbol/list", "--format", "table"}, exitUsage,
+		// A value a flag cannot take is an invalid argument, as a bad
+		// argument is: the command line's shape is right.
+		{"unknown format", serverEnv(plain), []string{"quote", "stock", "US", "AAPL", "--format", "xml"}, exitInvalid,
+			`^itick: invalid argument: --format "xml": not table, csv, json or parquet \(see itick quote --help\)$`, ""},
+		{"limit not a number", serverEnv(plain), []string{"klines", "stock", "US", "AAPL", "--limit", "ten"}, exitInvalid,
+			`^itick: invalid argument: --limit "ten": .*invalid syntax`, ""},
+		{"timeout not a duration", serverEnv(plain), []string{"quote", "stock", "US", "AAPL", "--timeout", "5x"}, exitInvalid,
+			`^itick: invalid argument: --timeout "5x"`, ""},
+		{"flag without its value", serverEnv(plain), []string{"quote", "stock", "US", "AAPL", "--format"}, exitUsage,
+			`flag needs an argument: --format`, ""},
+		{"get as a table", serverEnv(plain), []string{"get", "/symbol/list", "--format", "table"}, exitInvalid,
 			`get writes JSON; --format table does not apply`, ""},
+		{"parquet to a command without it", serverEnv(plain), []string{"status", "US", "--format", "parquet"}, exitInvalid,
+			`--format parquet applies to quote and klines`, ""},
+		{"a product of no form", serverEnv(plain), []string{"quote", "stock:US:AAPL", "MSFT"}, exitInvalid,
+			`product "MSFT" is not CLASS:REGION:CODE`, ""},
+		{"a product of no class", serverEnv(plain), []string{"quote", "bond:US:AAPL"}, exitInvalid,
+			`class "bond"`, ""},
+		{"adjust a crypto pair", serverEnv(plain), []string{"klines", "crypto:BA:BTCUSDT", "--adjust", "splits"}, exitInvalid,
+			`--adjust splits applies to stocks only, and crypto:BA:BTCUSDT is not one`, ""},
+		{"adjust for what", serverEnv(plain), []string{"klines", "stock:US:AAPL", "--adjust", "dividends"}, exitInvalid,
+			`--adjust "dividends" is not splits or none`, ""},
+		{"resume without a range", serverEnv(plain), []string{"klines", "stock:US:AAPL", "--resume", "x.csv"}, exitInvalid,
+			`--resume and --dry-run go with --from`, ""},
 		{"query without value", serverEnv(plain), []string{"get", "/stock/quote", "region"}, exitUsage,
 			`query argument "region" is not KEY=VALUE`, ""},
 
@@ -97,7 +122,7 @@ func TestExitCodes(t *testing.T) {
 			`--limit 501 is not between 1 and 500`, ""},
 		{"bad class", serverEnv(plain), []string{"quote", "bonds", "US", "X"}, exitInvalid, `class "bonds" is not stock,`, ""},
 		{"bad region", serverEnv(plain), []string{"quote", "stock", "U S", "AAPL"}, exitInvalid, `region "U S" is not a market code`, ""},
-		{"region missing", serverEnv(plain), []string{"quote", "stock", "AAPL$US"}, exitUsage, `takes at least 3 arguments`, ""},
+		{"region missing", serverEnv(plain), []string{"quote", "stock", "AAPL$US"}, exitUsage, `takes a class, a region and at least one code, got 2 arguments`, ""},
 		{"stream symbol as code", serverEnv(plain), []string{"quote", "stock", "US", "AAPL$US"}, exitInvalid,
 			`code "AAPL\$US": give the region as its own argument`, ""},
 		{"bad plan", serverEnv(plain), []string{"quote", "stock", "US", "AAPL", "--plan", "gold"}, exitInvalid, `plan "gold"`, ""},
@@ -115,9 +140,9 @@ func TestExitCodes(t *testing.T) {
 			exitUnauthorized, `refused the token .*ITICK_TOKEN`, ""},
 
 		{"quota spent", serverEnv(spentLong), []string{"quote", "stock", "US", "AAPL"}, exitRateLimited,
-			`^itick: the quota is spent \(.*HTTP 429.*\): try again in 2m0s \(at \d\d:\d\d:\d\d UTC\)$`, ""},
+			`^itick: the quota is spent \(.*HTTP 429.*\): try again in 2m0s \(at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)$`, ""},
 		{"quota spent past --timeout", serverEnv(spentMinute), []string{"quote", "stock", "US", "AAPL", "--timeout", "3s"},
-			exitRateLimited, `^itick: the quota is spent: try again in 1m0s \(at \d\d:\d\d:\d\d UTC\), ` +
+			exitRateLimited, `^itick: the quota is spent: try again in 1m0s \(at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\), ` +
 				`or raise --timeout to wait for it$`, ""},
 		// The third backoff (500 ms to 1 s) would pass --timeout: the
 		// client does not start it, and says the quota is spent.
@@ -127,7 +152,7 @@ func TestExitCodes(t *testing.T) {
 
 		{"outside the plan's markets", serverEnv(usOnly), []string{"quote", "stock", "HK", "700", "--format", "csv"},
 			exitNotFound, `^itick: no data for 700: check the class, region and codes`,
-			"code,last,change,change_percent,time,open,high,low,prev_close,volume,turnover,status\n"},
+			"class,region,code,last,change,change_percent,time,open,high,low,prev_close,volume,turnover,status\n"},
 		{"one book outside the plan's markets", serverEnv(usOnly), []string{"depth", "stock", "HK", "700"},
 			exitNotFound, `not found.*check the class, region and codes`, ""},
 		{"a region stocks do not have", serverEnv(plain), []string{"quote", "stock", "USA", "AAPL", "--format", "csv"},
@@ -136,7 +161,7 @@ func TestExitCodes(t *testing.T) {
 			exitNotFound, `not found this produce.*check the class, region and codes`, ""},
 		{"a code of no market's form", serverEnv(plain), []string{"quote", "stock", "US", "NOSUCHCODE", "--format", "csv"},
 			exitNotFound, `^itick: no data for NOSUCHCODE: check the class, region and codes`,
-			"code,last,change,change_percent,time,open,high,low,prev_close,volume,turnover,status\n"},
+			"class,region,code,last,change,change_percent,time,open,high,low,prev_close,volume,turnover,status\n"},
 		{"more codes than the plan allows", serverEnv(oneCode), []string{"quote", "stock", "US", "AAPL", "MSFT"},
 			exitNotFound, `^itick: beyond what the plan allows \(.*\): pass --plan with your plan \(now Base\)`, ""},
 		{"more symbols than the plan streams", serverEnv(plain),
@@ -206,7 +231,7 @@ func TestPartialBatch(t *testing.T) {
 		t.Errorf("exit code %d, want %d", r.code, exitFailure)
 	}
 	rows := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")[1:]
-	if len(rows) != 10 || !strings.HasPrefix(rows[0], "C00,") || !strings.HasPrefix(rows[9], "C09,") {
+	if len(rows) != 10 || !strings.HasPrefix(rows[0], "stock,US,C00,") || !strings.HasPrefix(rows[9], "stock,US,C09,") {
 		t.Errorf("rows %q, want those of C00 to C09", rows)
 	}
 	if !regexp.MustCompile(`^itick: .*HTTP 400.*; no result for C10\n$`).MatchString(r.stderr) {
@@ -228,7 +253,7 @@ func TestQuotaSpentMidBatch(t *testing.T) {
 	if r.code != exitRateLimited {
 		t.Errorf("exit code %d, want %d; stderr %q", r.code, exitRateLimited, r.stderr)
 	}
-	m := regexp.MustCompile(`^itick: the quota is spent: try again in 1m0s \(at \d\d:\d\d:\d\d UTC\), ` +
+	m := regexp.MustCompile(`^itick: the quota is spent: try again in 1m0s \(at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\), ` +
 		`or raise --timeout to wait for it; no result for ([C0-9 ]+)\n$`).FindStringSubmatch(r.stderr)
 	if m == nil {
 		t.Fatalf("stderr %q is not one line saying when to try again and naming the codes", r.stderr)
@@ -237,7 +262,7 @@ func TestQuotaSpentMidBatch(t *testing.T) {
 	// rows and the message hold every code once.
 	got := strings.Fields(m[1])
 	for _, row := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")[1:] {
-		got = append(got, strings.Split(row, ",")[0])
+		got = append(got, strings.Split(row, ",")[2])
 	}
 	sort.Strings(got)
 	if diff := cmp.Diff(codes, got); diff != "" {
@@ -256,7 +281,7 @@ func TestQuotaWaitWithinTimeout(t *testing.T) {
 	args := []string{"quote", "crypto", "BA", "BTCUSDT", "--format", "csv"}
 
 	r := runCLI(t, serverEnv(srv), append(args, "--timeout", "2s")...)
-	m := regexp.MustCompile(`^itick: the quota is spent: try again in (\d+s) \(at \d\d:\d\d:\d\d UTC\), ` +
+	m := regexp.MustCompile(`^itick: the quota is spent: try again in (\d+s) \(at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\), ` +
 		`or raise --timeout to wait for it\n$`).FindStringSubmatch(r.stderr)
 	if r.code != exitRateLimited || m == nil || r.stdout != "" {
 		t.Fatalf("exit code %d, stdout %q, stderr %q; want %d, nothing, and when to try again",
@@ -268,7 +293,7 @@ func TestQuotaWaitWithinTimeout(t *testing.T) {
 	}
 
 	r = runCLI(t, serverEnv(srv), append(args, "--timeout", (wait+20*time.Second).String())...)
-	if r.code != exitOK || r.stderr != "" || !strings.Contains(r.stdout, "\nBTCUSDT,") {
+	if r.code != exitOK || r.stderr != "" || !strings.Contains(r.stdout, "\ncrypto,BA,BTCUSDT,") {
 		t.Errorf("with --timeout past the wait: exit code %d, stdout %q, stderr %q; want the quote", r.code, r.stdout, r.stderr)
 	}
 }
@@ -325,7 +350,11 @@ func checkOutputFailure(t *testing.T, srv *markettest.Server, out *os.File, args
 	if code != exitFailure {
 		t.Errorf("exit code %d, want %d; stderr %q", code, exitFailure, errOut.String())
 	}
-	line, ok := strings.CutSuffix(errOut.String(), "\n")
+	stderr := errOut.String()
+	if slices.Contains(args, "--from") { // a range sums itself up first
+		stderr = withoutSummary(t, stderr)
+	}
+	line, ok := strings.CutSuffix(stderr, "\n")
 	if !ok || strings.Contains(line, "\n") || !regexp.MustCompile(want).MatchString(line) || strings.Contains(line, "network") {
 		t.Errorf("stderr %q is not one line matching %s", errOut.String(), want)
 	}

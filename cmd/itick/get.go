@@ -27,7 +27,7 @@ KEY=VALUE arguments, never in PATH.`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if a.format != formatAuto && a.format != formatJSON {
-				return usageError{fmt.Sprintf("get writes JSON; --format %s does not apply", a.format)}
+				return invalidf("get writes JSON; --format %s does not apply", a.format)
 			}
 			query := url.Values{}
 			for _, kv := range args[1:] {

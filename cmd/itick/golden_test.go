@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -39,8 +41,8 @@ func TestGolden(t *testing.T) {
 			t.Run(c.name+"."+f, func(t *testing.T) {
 				t.Parallel()
 				r := runCLI(t, env, append(c.args, "--format", f)...)
-				if r.code != 0 || r.stderr != "" {
-					t.Fatalf("exit code %d, stderr %q; want 0 and nothing", r.code, r.stderr)
+				if r.code != 0 || !quietStderr(c.args, r.stderr) {
+					t.Fatalf("exit code %d, stderr %q; want 0 and nothing (a range: its summary)", r.code, r.stderr)
 				}
 				checkGolden(t, c.name+"."+f, r.stdout)
 			})
@@ -88,8 +90,8 @@ func TestDefaultFormatToFile(t *testing.T) {
 			var errOut strings.Builder
 			cmd := itickCmd(t, serverEnv(srv), strings.Fields(c.args)...)
 			cmd.Stdout, cmd.Stderr = f, &errOut
-			if code := exitCode(t, cmd.Run()); code != 0 || errOut.Len() > 0 {
-				t.Fatalf("exit code %d, stderr %q; want 0 and nothing", code, errOut.String())
+			if code := exitCode(t, cmd.Run()); code != 0 || !quietStderr(strings.Fields(c.args), errOut.String()) {
+				t.Fatalf("exit code %d, stderr %q; want 0 and nothing (a range: its summary)", code, errOut.String())
 			}
 			got, err := os.ReadFile(path)
 			if err != nil {
@@ -101,4 +103,28 @@ func TestDefaultFormatToFile(t *testing.T) {
 			checkGolden(t, c.golden, string(got))
 		})
 	}
+}
+
+// summaryLine is the line a klines range sums itself up with on stderr.
+var summaryLine = regexp.MustCompile(`^itick: \d+ requests?, \d+ candles? of \d+ products? in [0-9.]+m?s, quota wait [0-9.]+m?s\n$`)
+
+// quietStderr reports whether stderr is what a successful run of args
+// leaves there: nothing, or for a klines range its summary line alone.
+func quietStderr(args []string, stderr string) bool {
+	if slices.Contains(args, "--from") && !slices.Contains(args, "--dry-run") {
+		return summaryLine.MatchString(stderr)
+	}
+	return stderr == ""
+}
+
+// withoutSummary is stderr without the summary line a range begins it
+// with, which it must.
+func withoutSummary(t *testing.T, stderr string) string {
+	t.Helper()
+	first, rest, _ := strings.Cut(stderr, "\n")
+	if !summaryLine.MatchString(first + "\n") {
+		t.Errorf("stderr %q does not begin with a range's summary", stderr)
+		return stderr
+	}
+	return rest
 }

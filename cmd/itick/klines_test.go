@@ -33,6 +33,9 @@ var (
 		"--from", "2025-05-01", "--to", "2025-05-16"}
 )
 
+// btc is the product of rangeArgs.
+var btc = itick.Product{Class: itick.AssetCrypto, Region: itick.RegionBA, Code: "BTCUSDT"}
+
 // seriesCSV is the CSV the range fetch must write: every candle the
 // simulator has in the range, as klines writes them.
 func seriesCSV(t *testing.T, srv *markettest.Server) string {
@@ -44,7 +47,7 @@ func seriesCSV(t *testing.T, srv *markettest.Server) string {
 	var b strings.Builder
 	w := newCSVRows(&b, klineColumns)
 	for _, k := range series {
-		if err := w.Write(klineRow("BTCUSDT", k)); err != nil {
+		if err := w.Write(klineRow(btc, k)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -123,8 +126,8 @@ func TestKlinesNoProgressOnPipe(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
 	r := runCLI(t, serverEnv(srv), rangeArgs...)
-	if r.code != 0 || r.stderr != "" {
-		t.Fatalf("exit code %d, stderr %q; want 0 and nothing", r.code, r.stderr)
+	if r.code != 0 || !regexp.MustCompile(`^itick: 44 requests, 21600 candles of 1 product in [0-9.]+m?s, quota wait 0s\n$`).MatchString(r.stderr) {
+		t.Fatalf("exit code %d, stderr %q; want 0 and the summary alone", r.code, r.stderr)
 	}
 	if diff := cmp.Diff(seriesCSV(t, srv), r.stdout); diff != "" {
 		t.Errorf("the CSV differs from the simulator's series (-want +got):\n%s", diff)
@@ -186,12 +189,16 @@ func TestKlinesInterruptLeavesValidCSV(t *testing.T) {
 	if n := len(srv.Requests()); n > 100 {
 		t.Errorf("%d requests: the fetch went on after the interrupt", n)
 	}
-	m := regexp.MustCompile(`^itick: interrupted: wrote the (\d+) candles that arrived, the newest part of each code's range\n$`).
-		FindStringSubmatch(errOut.String())
+	m := regexp.MustCompile(`^itick: interrupted: wrote the (\d+) candles that arrived, the newest part of each product's range; ` +
+		`to go on: itick klines crypto BA BTCUSDT ETHUSDT --interval 1m --from 2024-01-01 --to 2025-06-01 --resume (\S+)\n$`).
+		FindStringSubmatch(withoutSummary(t, errOut.String()))
 	if m == nil {
 		t.Fatalf("stderr %q does not say what was written", errOut.String())
 	}
 	wrote, _ := strconv.Atoi(m[1])
+	if m[2] != outPath {
+		t.Errorf("the command to go on names %s, want stdout's file %s", m[2], outPath)
+	}
 
 	data, err := os.ReadFile(outPath)
 	if err != nil {
@@ -206,7 +213,7 @@ func TestKlinesInterruptLeavesValidCSV(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the file is not valid CSV: %v", err)
 	}
-	if got, want := strings.Join(records[0], ","), "code,time,open,high,low,close,volume,turnover"; got != want {
+	if got, want := strings.Join(records[0], ","), "class,region,code,time,open,high,low,close,volume,turnover"; got != want {
 		t.Fatalf("header %q, want %q", got, want)
 	}
 	rows := records[1:]
@@ -218,6 +225,7 @@ func TestKlinesInterruptLeavesValidCSV(t *testing.T) {
 	last := map[string]time.Time{}
 	count := map[string]int{}
 	for i, rec := range rows {
+		rec = rec[2:] // class and region: crypto, BA
 		at, err := time.Parse(time.RFC3339, rec[1])
 		if err != nil {
 			t.Fatalf("row %d: %v", i+1, err)
@@ -244,24 +252,26 @@ func TestKlinesInterruptLeavesValidCSV(t *testing.T) {
 // that arrived, and after a second one nothing more than whole rows.
 func TestWriteKlinesCut(t *testing.T) {
 	t.Parallel()
-	candles := map[string][]itick.Kline{
-		"A": {{Time: fixedNow, Open: 1, High: 2, Low: 0.5, Close: 1.5, Volume: 10, Turnover: 15}},
-		"B": {{Time: fixedNow, Open: 3, High: 4, Low: 2.5, Close: 3.5, Volume: 20, Turnover: 70}},
+	a, b := itick.Product{Class: itick.AssetStock, Region: itick.RegionUS, Code: "A"},
+		itick.Product{Class: itick.AssetCrypto, Region: itick.RegionBA, Code: "B"}
+	candles := map[itick.Product][]itick.Kline{
+		a: {{Time: fixedNow, Open: 1, High: 2, Low: 0.5, Close: 1.5, Volume: 10, Turnover: 15}},
+		b: {{Time: fixedNow, Open: 3, High: 4, Low: 2.5, Close: 3.5, Volume: 20, Turnover: 70}},
 	}
+	header := "class,region,code,time,open,high,low,close,volume,turnover\n"
 	for _, c := range []struct {
 		signals int32
 		want    string
 		n       int
 	}{
-		{1, "code,time,open,high,low,close,volume,turnover\n" +
-			"A,2025-06-02T14:30:00Z,1,2,0.5,1.5,10,15\nB,2025-06-02T14:30:00Z,3,4,2.5,3.5,20,70\n", 2},
-		{2, "code,time,open,high,low,close,volume,turnover\n", 0},
+		{1, header + "stock,US,A,2025-06-02T14:30:00Z,1,2,0.5,1.5,10,15\ncrypto,BA,B,2025-06-02T14:30:00Z,3,4,2.5,3.5,20,70\n", 2},
+		{2, header, 0},
 	} {
 		var out strings.Builder
-		a := &app{stdout: newLineRedactor(&out, ""), sig: &interrupts{}, format: formatCSV}
-		a.sig.count.Store(c.signals)
-		n, err := a.writeKlinesCut([]string{"A", "B"}, candles)
-		a.stdout.Flush()
+		app := &app{stdout: newLineRedactor(&out, ""), sig: &interrupts{}, format: formatCSV}
+		app.sig.count.Store(c.signals)
+		n, err := app.writeCandles(newKlineSink(app.writer(), formatCSV, itick.OneDay, ""), []itick.Product{a, b}, candles, true)
+		app.stdout.Flush()
 		if err != nil || n != c.n || out.String() != c.want {
 			t.Errorf("after %d signals: %d rows, %v, output %q; want %d rows, %q", c.signals, n, err, out.String(), c.n, c.want)
 		}
@@ -299,8 +309,10 @@ func TestKlinesRangeKeepsPagesBeforeAFailure(t *testing.T) {
 	if r.code != exitFailure {
 		t.Errorf("exit code %d, want %d", r.code, exitFailure)
 	}
-	m := regexp.MustCompile(`^itick: .*page refused.*; wrote the (\d+) candles that arrived, the newest part of each code's range\n$`).
-		FindStringSubmatch(r.stderr)
+	m := regexp.MustCompile(`^itick: .*page refused.*; incomplete, only the newest part of the range written: BTCUSDT; ` +
+		`wrote the (\d+) candles that arrived, the newest part of each product's range; ` +
+		`to go on: itick klines crypto BA BTCUSDT --interval 1m --from 2025-05-01 --to 2025-05-16 --resume FILE\n$`).
+		FindStringSubmatch(withoutSummary(t, r.stderr))
 	if m == nil {
 		t.Fatalf("stderr %q does not give the error and what was written", r.stderr)
 	}
@@ -332,7 +344,8 @@ func TestKlinesRangeNamesIncompleteCodes(t *testing.T) {
 	if r.code != exitFailure {
 		t.Errorf("exit code %d, want %d", r.code, exitFailure)
 	}
-	if !regexp.MustCompile(`^itick: .*page refused.*; incomplete, only the newest part of the range written: C10\n$`).MatchString(r.stderr) {
+	if !regexp.MustCompile(`^itick: .*page refused.*; incomplete, only the newest part of the range written: C10; wrote`).
+		MatchString(withoutSummary(t, r.stderr)) {
 		t.Errorf("stderr %q does not name C10 as incomplete", r.stderr)
 	}
 	rows := map[string]int{}
@@ -341,7 +354,7 @@ func TestKlinesRangeNamesIncompleteCodes(t *testing.T) {
 		t.Fatalf("stdout is not CSV with rows: %v", err)
 	}
 	for _, rec := range recs[1:] {
-		rows[rec[0]]++
+		rows[rec[2]]++
 	}
 	if rows["C00"] < 1000 || rows["C09"] != rows["C00"] || rows["C10"] != itick.DefaultPageSize {
 		t.Errorf("rows per code %v: want over five years of daily candles for C00 to C09 and one page (%d) for C10",

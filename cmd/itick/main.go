@@ -6,7 +6,10 @@
 //	go install github.com/d19c4e34/itick/cmd/itick@latest
 package main
 
-import "os"
+import (
+	"os"
+	_ "time/tzdata" // markets' local times, on a system without a zone database
+)
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))

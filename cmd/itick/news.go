@@ -30,8 +30,12 @@ JSON add the id, market, language and link.`,
 				return invalidf("--limit %d is not at least 1", limit)
 			}
 			q.Limit = min(limit, itick.DefaultNewsLimit)
+			f, err := a.rowsFormat(false)
+			if err != nil {
+				return err
+			}
 			return a.withClient(cmd, defaultTimeout, func(ctx context.Context, c *itick.Client) error {
-				w := newRowWriter(a.writer(), a.outFormat(formatCSV), newsColumns)
+				w := newRowWriter(a.writer(), f, newsColumns)
 				n := 0
 				var ferr error
 				for item, err := range c.News.All(ctx, q) {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,10 +20,11 @@ import (
 type format string
 
 const (
-	formatAuto  format = ""
-	formatTable format = "table"
-	formatCSV   format = "csv"
-	formatJSON  format = "json"
+	formatAuto    format = ""
+	formatTable   format = "table"
+	formatCSV     format = "csv"
+	formatJSON    format = "json"
+	formatParquet format = "parquet" // quote and klines only
 )
 
 func (f *format) String() string { return string(*f) }
@@ -30,11 +32,27 @@ func (f *format) Type() string   { return "format" }
 
 func (f *format) Set(s string) error {
 	switch v := format(strings.ToLower(strings.TrimSpace(s))); v {
-	case formatTable, formatCSV, formatJSON:
+	case formatTable, formatCSV, formatJSON, formatParquet:
 		*f = v
 		return nil
 	}
-	return fmt.Errorf("format %q is not table, csv or json", s)
+	return errors.New("not table, csv, json or parquet")
+}
+
+// rowsFormat is the format rows come out in (outFormat, CSV off a
+// terminal). Parquet is for the commands that say so (parquetOK), and goes
+// to a file or a pipe, never to a terminal.
+func (a *app) rowsFormat(parquetOK bool) (format, error) {
+	f := a.outFormat(formatCSV)
+	switch {
+	case f != formatParquet:
+		return f, nil
+	case !parquetOK:
+		return f, invalidf("--format parquet applies to quote and klines; this command writes table, csv or json")
+	case a.outTTY:
+		return f, invalidf("--format parquet writes a binary file: send stdout to a file (> quotes.parquet)")
+	}
+	return f, nil
 }
 
 // stdoutWriter is stdout. It marks its write errors as the output's

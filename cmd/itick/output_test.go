@@ -135,7 +135,7 @@ func TestProgressView(t *testing.T) {
 			"44 requests, ~0 left, 21600 candles"},
 	}
 	for _, c := range cases {
-		steps, line := progressView(c.p, c.guess, c.wait)
+		steps, line := progressView(sumOf([]itick.RangeProgress{c.p}, []int{1}), c.guess, c.wait)
 		if steps != c.steps || line != c.line {
 			t.Errorf("%s: %d, %q; want %d, %q", c.name, steps, line, c.steps, c.line)
 		}

@@ -9,43 +9,61 @@ import (
 	"github.com/d19c4e34/itick"
 )
 
-var quoteColumns = cols("code", "last", "change", "change_percent", "time",
+var quoteColumns = cols("class", "region", "code", "last", "change", "change_percent", "time",
 	"-open", "-high", "-low", "-prev_close", "-volume", "-turnover", "-status")
 
 func (a *app) quoteCommand() *cobra.Command {
 	var exchange string
 	cmd := &cobra.Command{
-		Use:   "quote CLASS REGION CODE...",
+		Use:   "quote " + productsUse,
 		Short: "Print real-time quotes",
-		Long: `Print the real-time quotes of one or more products of a class (` + classList + `)
-in a region. The table shows code, last, change, change % and time; CSV and
-JSON add open, high, low, prev_close, volume, turnover and status. Crypto
-quotes carry no change: those fields are empty (null in JSON).`,
+		Long: `Print the real-time quotes of one or more products. ` + productsHelp + `
+
+Rows carry the class, region and code. The table shows them with last,
+change, change % and time; CSV, JSON and Parquet add open, high, low,
+prev_close, volume, turnover and status. Crypto, forex and index quotes
+carry no change: those fields are empty (null in JSON and Parquet).`,
 		Example: `  itick quote stock HK 700 9988
+  itick quote stock:US:AAPL crypto:BA:BTCUSDT forex:GB:EURUSD
   itick quote crypto BA BTCUSDT ETHUSDT --format json
-  itick quote stock US AAPL MSFT > quotes.csv`,
-		Args: minArgs(3),
+  itick quote stock US AAPL MSFT --format parquet > quotes.parquet`,
+		Args: productArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			class, region, codes, err := parseProducts(args)
+			products, err := parseProducts(args)
 			if err != nil {
 				return err
 			}
-			if exchange != "" && class != itick.AssetStock {
-				return invalidf("--exchange applies to stocks only")
+			if err := stockOnly("--exchange", exchange != "", products); err != nil {
+				return err
+			}
+			f, err := a.rowsFormat(true)
+			if err != nil {
+				return err
 			}
 			return a.withClient(cmd, defaultTimeout, func(ctx context.Context, c *itick.Client) error {
-				var quotes map[string]itick.Quote
-				if exchange != "" {
-					quotes, err = c.Stock.QuotesWith(ctx, region, codes, itick.WithQuoteExchange(exchange))
-				} else {
-					quotes, err = marketOf(c, class).Quotes(ctx, region, codes)
+				got := map[itick.Product]itick.Quote{}
+				var errs batchErrors
+				for _, g := range groupsOf(products) {
+					var quotes map[string]itick.Quote
+					if exchange != "" {
+						quotes, err = c.Stock.QuotesWith(ctx, g.region, g.codes, itick.WithQuoteExchange(exchange))
+					} else {
+						quotes, err = marketOf(c, g.class).Quotes(ctx, g.region, g.codes)
+					}
+					for _, p := range g.products() {
+						if q, ok := lookup(quotes, p.Code); ok {
+							got[p] = q
+						}
+					}
+					if errs.add(g, err) {
+						break
+					}
 				}
-				var be *itick.BatchError
-				if err != nil && !errors.As(err, &be) {
-					return err
+				if len(got) == 0 && errs.err() != nil {
+					return errs.err() // nothing to write, not even a header
 				}
-				missing, werr := a.writeQuotes(class, codes, quotes, failedSet(be))
-				return errors.Join(werr, partial(err, be), missingErr(missing))
+				missing, werr := a.writeQuotes(f, products, got, errs.failed)
+				return errors.Join(werr, errs.err(), missingErr(missing))
 			})
 		},
 	}
@@ -53,38 +71,119 @@ quotes carry no change: those fields are empty (null in JSON).`,
 	return cmd
 }
 
-// writeQuotes writes the quotes of codes in their order, and names the
-// codes the service sent nothing for (other than those failed says failed).
-func (a *app) writeQuotes(class itick.AssetType, codes []string, quotes map[string]itick.Quote, failed map[string]bool) ([]string, error) {
-	w := newRowWriter(a.writer(), a.outFormat(formatCSV), quoteColumns)
+// writeQuotes writes the quotes of products in their order, and names the
+// products the service sent nothing for (other than those failed holds).
+func (a *app) writeQuotes(f format, products []itick.Product, quotes map[itick.Product]itick.Quote,
+	failed map[itick.Product]bool) ([]string, error) {
+	if f == formatParquet {
+		return a.writeQuotesParquet(products, quotes, failed)
+	}
+	w := newRowWriter(a.writer(), f, quoteColumns)
 	var missing []string
-	for _, code := range codes {
-		q, ok := lookup(quotes, code)
+	for _, p := range products {
+		q, ok := quotes[p]
 		if !ok {
-			if !failed[code] {
-				missing = append(missing, code)
+			if !failed[p] {
+				missing = append(missing, productName(products, p))
 			}
 			continue
 		}
 		var prev, ch, chp any = q.PrevClose, q.Change, q.ChangePercent
-		if class == itick.AssetCrypto {
+		if !hasChange(p.Class) {
 			prev, ch, chp = nil, nil, nil
 		}
-		if err := w.Write(row{code, q.Last, ch, chp, q.Time, q.Open, q.High, q.Low, prev, q.Volume, q.Turnover,
-			q.TradingStatus().String()}); err != nil {
+		if err := w.Write(row{string(p.Class), string(p.Region), p.Code, q.Last, ch, chp, q.Time, q.Open, q.High,
+			q.Low, prev, q.Volume, q.Turnover, q.TradingStatus().String()}); err != nil {
 			return nil, err
 		}
 	}
 	return missing, w.Close()
 }
 
-// failedSet holds the codes a batch error names.
-func failedSet(be *itick.BatchError) map[string]bool {
-	m := map[string]bool{}
-	if be != nil {
-		for _, c := range be.FailedCodes() {
-			m[c] = true
+// hasChange reports whether quotes of class carry a previous close and a
+// change: those of stocks, futures and funds do.
+func hasChange(class itick.AssetType) bool {
+	switch class {
+	case itick.AssetStock, itick.AssetFuture, itick.AssetFund:
+		return true
+	}
+	return false
+}
+
+// stockOnly refuses a stock-only flag (set) when a product is of another
+// class.
+func stockOnly(flag string, set bool, products []itick.Product) error {
+	if !set {
+		return nil
+	}
+	for _, p := range products {
+		if p.Class != itick.AssetStock {
+			return invalidf("%s applies to stocks only, and %s is not one", flag, p)
 		}
 	}
-	return m
+	return nil
+}
+
+// productName is how a message names p among products: by its code when
+// they are all of one class and region, else as CLASS:REGION:CODE.
+func productName(products []itick.Product, p itick.Product) string {
+	for _, o := range products {
+		if o.Class != p.Class || o.Region != p.Region {
+			return p.String()
+		}
+	}
+	return p.Code
+}
+
+// batchErrors gathers the failures of a command's batch calls, one per
+// class and region: which products have no result, and why.
+type batchErrors struct {
+	failed map[itick.Product]bool
+	errs   []error
+	all    []itick.Product // every product asked for, to name them in messages
+}
+
+// add takes the error of g's call; stop says no further call should be
+// made, since each would fail alike (a refused token, the plan, the end of
+// the context).
+func (b *batchErrors) add(g group, err error) (stop bool) {
+	b.all = append(b.all, g.products()...)
+	if err == nil {
+		return false
+	}
+	if b.failed == nil {
+		b.failed = map[itick.Product]bool{}
+	}
+	var be *itick.BatchError
+	if errors.As(err, &be) {
+		for _, code := range be.FailedCodes() {
+			b.failed[itick.Product{Class: g.class, Region: g.region, Code: code}] = true
+		}
+	} else {
+		for _, p := range g.products() {
+			b.failed[p] = true
+		}
+	}
+	b.errs = append(b.errs, err)
+	return fatal(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// err is the failures as one error, naming the products without a result
+// so the user can ask for just those. A single call's error, all its
+// products failed, comes as it is.
+func (b *batchErrors) err() error {
+	if len(b.errs) == 0 {
+		return nil
+	}
+	var be *itick.BatchError
+	if len(b.errs) == 1 && !errors.As(b.errs[0], &be) && len(b.failed) == len(b.all) {
+		return b.errs[0]
+	}
+	var names []string
+	for _, p := range b.all {
+		if b.failed[p] {
+			names = append(names, productName(b.all, p))
+		}
+	}
+	return keptError{errors.Join(b.errs...), "no result for " + named(names)}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,30 +20,41 @@ import (
 const rootLong = `itick calls the iTick market-data service from the shell.
 
 The token comes from ITICK_TOKEN; ITICK_BASE_URL and ITICK_PLAN apply too.
-Without ITICK_TOKEN the bundled simulator answers with synthetic data, and a
-note on stderr says so. The token never appears in any output.
+The token never appears in any output. Without ITICK_TOKEN a command exits
+with code 4 and says so. --sim (or ITICK_SIM=1) asks the bundled simulator
+instead, which answers with synthetic data as of ITICK_SIM_TIME (RFC 3339)
+or now; a note on stderr says so. Nothing comes from the simulator unless
+asked for.
 
 Formats (--format):
-  table  aligned columns for reading: the default when stdout is a terminal
-  csv    a header, then one row per line: the default when stdout is not a
-         terminal, so "itick quote stock US AAPL > quotes.csv" is clean
-  json   an array with one object per row
+  table    aligned columns for reading: the default when stdout is a
+           terminal
+  csv      a header, then one row per line: the default when stdout is not
+           a terminal, so "itick quote stock US AAPL > quotes.csv" is clean
+  json     an array with one object per row
+  parquet  quote and klines only: typed columns, times as UTC timestamps,
+           zstd-compressed, to a file (> quotes.parquet)
   stream writes one event per line: table, csv, or json (one object per line,
   its default when stdout is not a terminal); get always writes JSON.
 CSV and JSON carry every number exactly as the service sent it, never
-rounded; times are RFC 3339 in UTC. They carry its text exactly too (JSON
+rounded; every time printed is RFC 3339, in UTC but for a market's local
+time, which carries its offset. They carry its text exactly too (JSON
 writes control characters as \u escapes); the table, the stream's lines and
 error messages show control characters escaped (\x1b), so that no text of
 the service can act on the terminal.
 
 Exit codes:
-  0    success (also stream and sim ended with Ctrl-C)
+  0    success (also stream ended by Ctrl-C, --count or --timeout, and sim
+       by Ctrl-C)
   1    network or other failure, --timeout passed, or the output could
        not be written (a full disk, a closed pipe)
-  2    usage: unknown command or flag, wrong number of arguments
-  3    invalid argument: a class, region, code, interval, date, plan or path
-       the command cannot use
-  4    unauthorized: the service refused the token (check ITICK_TOKEN)
+  2    usage: the shape of the command line is wrong: an unknown command or
+       flag, a flag without its value, a wrong number of arguments
+  3    invalid argument: a value the command cannot use, given as an
+       argument or as any flag's value (a class, region, code, interval,
+       date, number, format, plan or path)
+  4    not logged in (ITICK_TOKEN is not set, and --sim was not given), or
+       the service refused the token
   5    rate limited: the quota is spent; the message says when to try again
   6    not found, or beyond what the plan allows
   130  interrupted (Ctrl-C) before the work was done`
@@ -61,6 +73,7 @@ type app struct {
 	plan    string
 	timeout time.Duration
 	debug   bool
+	sim     bool // --sim
 
 	// ran is set once a command's own code starts: an error before that
 	// came from parsing the command line.
@@ -117,13 +130,14 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
+	root.SetFlagErrorFunc(flagError)
 
 	pf := root.PersistentFlags()
-	pf.Var(&a.format, "format", "output format: table, csv or json (default: table on a terminal, else csv)")
+	pf.Var(&a.format, "format", "output format: table, csv, json, or parquet for quote and klines (default: table on a terminal, else csv)")
 	pf.StringVar(&a.plan, "plan", "", "plan: free, base, professional, premium or enterprise (default: ITICK_PLAN, else base)")
 	pf.DurationVar(&a.timeout, "timeout", 0, "give up after this long; 0 waits as long as it takes (default 30s, none for klines ranges, stream and sim)")
 	pf.BoolVar(&a.debug, "debug", false, "log every request (path, query, status, duration; never the token) to stderr")
+	pf.BoolVar(&a.sim, "sim", false, "ask the bundled simulator, with synthetic data, instead of the service (ITICK_SIM=1 too)")
 
 	root.AddCommand(
 		a.quoteCommand(), a.depthCommand(), a.klinesCommand(), a.streamCommand(),
@@ -148,9 +162,11 @@ func (a *app) commandContext(cmd *cobra.Command, def time.Duration) (context.Con
 	return context.WithTimeoutCause(cmd.Context(), d, timeoutError{d})
 }
 
-// open returns a client for the service, or for a simulator started for
-// this command when ITICK_TOKEN is unset. Offline, the simulator enforces
-// the plan the client is given.
+// open returns a client for the service, from ITICK_TOKEN, or with --sim
+// (ITICK_SIM=1) for a simulator started for this command and closed with
+// the Env. Without either it fails with errNotLoggedIn: nothing comes from
+// the simulator unless asked for. The simulator enforces the plan the
+// client is given, and stands at ITICK_SIM_TIME when that is set.
 func (a *app) open() (*markettest.Env, error) {
 	a.quota = newQuotaWatch()
 	clientOpts := []itick.Option{
@@ -170,14 +186,104 @@ func (a *app) open() (*markettest.Env, error) {
 		h := slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelDebug})
 		clientOpts = append(clientOpts, itick.WithLogger(slog.New(h)))
 	}
-	env, err := markettest.OpenEnv(simOpts, clientOpts...)
+	sim, err := a.simMode()
 	if err != nil {
 		return nil, err
 	}
-	if env.Offline() {
-		fmt.Fprintln(a.stderr, "itick: ITICK_TOKEN is not set: the bundled simulator answers, with synthetic data")
+	if !sim {
+		if strings.TrimSpace(os.Getenv("ITICK_TOKEN")) == "" {
+			return nil, errNotLoggedIn
+		}
+		c, err := itick.NewClientFromEnv(clientOpts...)
+		if err != nil {
+			return nil, err
+		}
+		return &markettest.Env{Client: c}, nil
 	}
-	return env, nil
+	at, err := simTime()
+	if err != nil {
+		return nil, err
+	}
+	if !at.IsZero() {
+		simOpts = append(simOpts, markettest.WithFixedClock(at))
+	}
+	srv := markettest.NewServer(simOpts...)
+	c, err := srv.Client(clientOpts...)
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	fmt.Fprintln(a.stderr, "itick: the bundled simulator answers (--sim), with synthetic data")
+	return &markettest.Env{Client: c, Server: srv}, nil
+}
+
+// errNotLoggedIn ends a command that needs the service when no token is
+// set and the simulator was not asked for.
+var errNotLoggedIn = notLoggedIn{}
+
+type notLoggedIn struct{}
+
+func (notLoggedIn) Error() string {
+	return "not logged in: ITICK_TOKEN is not set; set it to your token (and ITICK_BASE_URL if your account " +
+		"has its own host), or pass --sim (or set ITICK_SIM=1) to use the bundled simulator's synthetic data"
+}
+
+// simMode reports whether the simulator was asked for: --sim, or ITICK_SIM
+// set to a true value (1, true).
+func (a *app) simMode() (bool, error) {
+	if a.sim {
+		return true, nil
+	}
+	v := strings.TrimSpace(os.Getenv("ITICK_SIM"))
+	if v == "" {
+		return false, nil
+	}
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, invalidf("ITICK_SIM=%q is not 1 or 0 (true or false)", v)
+	}
+	return on, nil
+}
+
+// simTime is ITICK_SIM_TIME, the instant the simulator's clock stands at;
+// zero when unset.
+func simTime() (time.Time, error) {
+	v := strings.TrimSpace(os.Getenv(markettest.EnvSimTime))
+	if v == "" {
+		return time.Time{}, nil
+	}
+	at, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, invalidf("%s=%q is not an RFC 3339 time such as 2025-06-04T15:30:00Z", markettest.EnvSimTime, v)
+	}
+	return at, nil
+}
+
+// dryRunNow is the now a dry run plans with: the simulator's with --sim,
+// the real one otherwise.
+func (a *app) dryRunNow() (time.Time, error) {
+	sim, err := a.simMode()
+	if err != nil || !sim {
+		return time.Now(), err
+	}
+	at, err := simTime()
+	if err != nil || !at.IsZero() {
+		return at, err
+	}
+	return time.Now(), nil
+}
+
+// planInForce is the plan in force: --plan, ITICK_PLAN, else Base.
+func (a *app) planInForce() (itick.Plan, error) {
+	name := a.planName()
+	if name == "" {
+		return itick.PlanBase, nil
+	}
+	p, err := itick.ParsePlan(name)
+	if err != nil {
+		return p, fmt.Errorf("plan %q: %w", name, err)
+	}
+	return p, nil
 }
 
 // planName is --plan, or ITICK_PLAN without it.

@@ -2,8 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/d19c4e34/itick"
 	"github.com/d19c4e34/itick/markettest"
@@ -170,6 +172,106 @@ func checkSimStream(t *testing.T, base, token, symbol string) {
 	}
 }
 
+// TestSimProtocolAsDocumented speaks to itick sim's stream as a client in
+// another language would, with the messages README.md shows, and checks
+// the answers are the ones it shows: the connect and auth messages, the
+// acknowledgement, the pong, and pushes that name their product alike.
+func TestSimProtocolAsDocumented(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		connected  = `{"code":1,"msg":"Connected Successfully"}`
+		authed     = `{"code":1,"resAc":"auth","msg":"authenticated"}`
+		subscribe  = `{"ac":"subscribe","params":"AAPL$US,MSFT$US","types":"quote,tick,depth,kline@1"}`
+		subscribed = `{"code":1,"resAc":"subscribe","msg":"subscribe Successfully"}`
+		ping       = `{"ac":"ping","params":"1717515000000"}`
+		pong       = `{"resAc":"pong","data":{"params":"1717515000000"}}`
+	)
+	for _, m := range []string{connected, authed, subscribe, subscribed, ping, pong} {
+		if !strings.Contains(string(doc), "`"+m+"`") {
+			t.Errorf("README.md does not show %s", m)
+		}
+	}
+	cmd := itickCmd(t, nil, "sim")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt) //nolint:errcheck // it may have ended
+		cmd.Wait()                       //nolint:errcheck // as above
+	}()
+	lines := readLines(stdout)
+	base := strings.TrimPrefix(lines.waitFor(t, time.Minute, "the ITICK_BASE_URL line", func(s string) bool {
+		return strings.HasPrefix(s, "ITICK_BASE_URL=")
+	}), "ITICK_BASE_URL=")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, strings.Replace(base, "http", "ws", 1)+"/stock",
+		&websocket.DialOptions{HTTPHeader: http.Header{"token": {markettest.DefaultToken}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	read := func() string {
+		_, b, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, want := range []string{connected, authed} {
+		if got := read(); got != want {
+			t.Fatalf("got %s, want %s", got, want)
+		}
+	}
+	if err := ws.Write(ctx, websocket.MessageText, []byte(subscribe)); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got != subscribed {
+		t.Fatalf("got %s, want %s", got, subscribed)
+	}
+	if err := ws.Write(ctx, websocket.MessageText, []byte(ping)); err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string][]string{
+		"quote": {"ld", "o", "h", "l", "v", "tu", "t"}, "tick": {"ld", "v", "t"}, "depth": {"a", "b"},
+		"kline@1": {"o", "h", "l", "c", "v", "tu", "t"},
+	}
+	seen, ponged := map[string]bool{}, false
+	for len(seen) < 2*len(keys) || !ponged {
+		msg := read()
+		if msg == pong {
+			ponged = true
+			continue
+		}
+		var push struct {
+			Code int            `json:"code"`
+			Data map[string]any `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(msg), &push); err != nil || push.Code != 1 {
+			t.Fatalf("not a push: %s", msg)
+		}
+		typ, _ := push.Data["type"].(string)
+		sym, _ := push.Data["s"].(string)
+		if push.Data["r"] != "US" || sym != "AAPL" && sym != "MSFT" || keys[typ] == nil {
+			t.Fatalf("push %s: want s the code alone, r US and a documented type", msg)
+		}
+		for _, k := range keys[typ] {
+			if _, ok := push.Data[k]; !ok {
+				t.Errorf("%s push without %s: %s", typ, k, msg)
+			}
+		}
+		seen[typ+" "+sym] = true
+	}
+}
+
 // TestSimBadFlags checks --addr is host:port and --at (or ITICK_SIM_TIME)
 // an RFC 3339 time before anything starts.
 func TestSimBadFlags(t *testing.T) {
@@ -187,51 +289,6 @@ func TestSimBadFlags(t *testing.T) {
 		if r.code != exitInvalid || !strings.Contains(r.stderr, c.want) || r.stdout != "" {
 			t.Errorf("%q %q: exit code %d, stdout %q, stderr %q; want %d and %q", c.env, c.args, r.code, r.stdout, r.stderr, exitInvalid, c.want)
 		}
-	}
-}
-
-// TestOffline checks that without ITICK_TOKEN the bundled simulator
-// answers, at ITICK_SIM_TIME, a note on stderr says so, and --plan reaches
-// the simulator too: 25 codes go in chunks of 20 on the Professional plan,
-// which the Base plan's simulator would refuse.
-func TestOffline(t *testing.T) {
-	t.Parallel()
-	codes := make([]string, 25)
-	for i := range codes {
-		codes[i] = fmt.Sprintf("C%02d", i)
-	}
-	r := runCLI(t, nil, append([]string{"quote", "stock", "US", "--plan", "professional", "--format", "csv"}, codes...)...)
-	if r.code != 0 {
-		t.Fatalf("exit code %d, stderr %q", r.code, r.stderr)
-	}
-	if want := "itick: ITICK_TOKEN is not set: the bundled simulator answers, with synthetic data\n"; r.stderr != want {
-		t.Errorf("stderr %q, want %q", r.stderr, want)
-	}
-	rows := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-	if len(rows) != 1+len(codes) {
-		t.Fatalf("%d lines, want a header and %d rows:\n%s", len(rows), len(codes), r.stdout)
-	}
-	for i, code := range codes {
-		if !strings.HasPrefix(rows[i+1], code+",") || !strings.Contains(rows[i+1], ","+fixedNow.Format(time.RFC3339)+",") {
-			t.Errorf("row %d is %q, want %s's at %s", i+1, rows[i+1], code, fixedNow.Format(time.RFC3339))
-		}
-	}
-}
-
-// TestOfflineRangeEndsAtTheSimulatorsNow: offline, a range without --to
-// ends at the client's now, which is the simulator's: a --from after it is
-// refused, though it is long past on the real clock.
-func TestOfflineRangeEndsAtTheSimulatorsNow(t *testing.T) {
-	t.Parallel()
-	r := runCLI(t, nil, "klines", "stock", "US", "AAPL", "--interval", "1d", "--from", "2025-07-01")
-	want := "--from 2025-07-01T00:00:00Z is not before --to " + fixedNow.Format(time.RFC3339)
-	if r.code != exitInvalid || !strings.Contains(r.stderr, want) {
-		t.Errorf("exit code %d, stderr %q; want %d and %q", r.code, r.stderr, exitInvalid, want)
-	}
-	r = runCLI(t, nil, "klines", "stock", "US", "AAPL", "--interval", "1d", "--from", "2025-05-26", "--format", "csv")
-	rows := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-	if r.code != 0 || len(rows) < 2 || !strings.HasPrefix(rows[len(rows)-1], "AAPL,2025-06-02T00:00:00Z,") {
-		t.Errorf("exit code %d, stdout %q, stderr %q; want candles up to the simulator's day, 2025-06-02", r.code, r.stdout, r.stderr)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,7 +16,8 @@ func (a *app) statusCommand() *cobra.Command {
 		Use:   "status REGION",
 		Short: "Say whether a market is open",
 		Long: `Say whether the market of a region (US, HK, ...) is open now, in which
-session, its trading hours in local time, its time zone and local time.`,
+session, its trading hours in local time, its time zone and local time (RFC
+3339, with the zone's offset).`,
 		Example: `  itick status HK
   itick status US --format json`,
 		Args: exactArgs(1),
@@ -24,19 +26,23 @@ session, its trading hours in local time, its time zone and local time.`,
 			if err != nil {
 				return err
 			}
+			f, err := a.rowsFormat(false)
+			if err != nil {
+				return err
+			}
 			return a.withClient(cmd, defaultTimeout, func(ctx context.Context, c *itick.Client) error {
 				markets, err := c.Market.Status(ctx, region)
 				if err != nil {
 					return err
 				}
-				w := newRowWriter(a.writer(), a.outFormat(formatCSV), statusColumns)
+				w := newRowWriter(a.writer(), f, statusColumns)
 				for _, m := range markets {
 					sessions := m.Sessions
 					if sessions == nil {
 						sessions = []string{}
 					}
 					if err := w.Write(row{m.Code, m.Region, m.Open, string(m.State), m.Holiday, sessions, m.Zone,
-						m.LocalTime}); err != nil {
+						localTime(m)}); err != nil {
 						return err
 					}
 				}
@@ -44,4 +50,19 @@ session, its trading hours in local time, its time zone and local time.`,
 			})
 		},
 	}
+}
+
+// localTime is a market's local time as RFC 3339, with its zone's offset
+// ("2025-06-02T22:30:00+08:00"); as the service sent it when it is no time
+// of the service's form or the zone is unknown.
+func localTime(m itick.MarketStatus) string {
+	loc, err := time.LoadLocation(m.Zone)
+	if err != nil || m.Zone == "" {
+		return m.LocalTime
+	}
+	t, err := time.ParseInLocation(time.DateTime, m.LocalTime, loc)
+	if err != nil {
+		return m.LocalTime
+	}
+	return t.Format(time.RFC3339)
 }

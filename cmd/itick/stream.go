@@ -39,7 +39,12 @@ in the service's text escaped (\x1b); CSV and JSON carry it exactly.
 Formats: table (one line per event), csv (every kind of event in one set of
 columns: best bid and ask for depth, the rest in detail) or json (one object
 per line, the default when stdout is not a terminal; depth with every level).
-Ctrl-C, --count and --timeout end it with exit code 0.`,
+
+Like the service, the stream pushes nothing for a closed market: when every
+subscribed market is closed, a line on stderr says so and when each opens.
+Ctrl-C, --count and --timeout (how long to listen: none by default) end it
+with exit code 0; a connection refused from the start, a refused token or a
+plan limit end it with their exit codes.`,
 		Example: `  itick stream stock '700$HK' 'AAPL$US'
   itick stream crypto 'BTCUSDT$BA' --channels tick,depth --format csv > feed.csv
   itick stream forex 'EURUSD$GB' --channels quote,kline@1m --count 10`,
@@ -55,6 +60,9 @@ Ctrl-C, --count and --timeout end it with exit code 0.`,
 			}
 			if count < 0 {
 				return invalidf("--count %d is negative", count)
+			}
+			if a.format == formatParquet {
+				return invalidf("--format parquet applies to quote and klines; stream writes table, csv or json")
 			}
 			env, err := a.open()
 			if err != nil {
@@ -105,6 +113,9 @@ func (a *app) stream(ctx context.Context, c *itick.Client, class itick.AssetType
 	defer s.Close()
 	if err := s.Subscribe(ctx, symbols, channels...); err != nil {
 		return err
+	}
+	if note := closedNotice(ctx, c, symbols); note != "" {
+		fmt.Fprintln(a.stderr, "itick: "+note)
 	}
 	out := newEventWriter(a.writer(), a.outFormat(formatJSON))
 	seen := 0

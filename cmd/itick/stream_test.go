@@ -127,6 +127,33 @@ func TestStreamCount(t *testing.T) {
 	}
 }
 
+// TestStreamClosedMarkets: at a pinned weekend moment the simulator, like
+// the service, pushes nothing; the stream says so on stderr, and when each
+// market opens, and --timeout ends it with exit code 0, as its help says.
+// When a market trades, nothing is said.
+func TestStreamClosedMarkets(t *testing.T) {
+	t.Parallel()
+	saturday := []string{markettest.EnvSimTime + "=2025-06-07T14:30:00Z"}
+	r := runCLI(t, saturday, "--sim", "stream", "stock", "AAPL$US", "700$HK", "--timeout", "1s")
+	want := "itick: every subscribed market is closed, and the service pushes nothing until one opens: " +
+		"US is closed for the weekend and opens at 2025-06-09T13:30:00Z (2025-06-09T09:30:00-04:00 local); " +
+		"HK is closed for the weekend and opens at 2025-06-09T01:30:00Z (2025-06-09T09:30:00+08:00 local) (Ctrl-C stops)\n"
+	if r.code != 0 || r.stdout != "" || !strings.HasSuffix(r.stderr, want) {
+		t.Errorf("exit code %d, stdout %q, stderr %q; want 0, nothing, and %q", r.code, r.stdout, r.stderr, want)
+	}
+	// Thursday 2025-06-19, Juneteenth: New York is closed for the holiday
+	// and opens the next day.
+	r = runCLI(t, []string{markettest.EnvSimTime + "=2025-06-19T15:00:00Z"}, "--sim", "stream", "stock", "AAPL$US", "--timeout", "1s")
+	if r.code != 0 || !strings.Contains(r.stderr, "US is closed for a holiday and opens at 2025-06-20T13:30:00Z") {
+		t.Errorf("on a holiday: exit code %d, stderr %q", r.code, r.stderr)
+	}
+	srv := newServer(t) // Monday, New York trading
+	r = runCLI(t, serverEnv(srv), "stream", "stock", "AAPL$US", "700$HK", "--timeout", "1s", "--format", "json")
+	if r.code != 0 || r.stderr != "" || !strings.Contains(r.stdout, `"symbol":"AAPL$US"`) {
+		t.Errorf("a market trading: exit code %d, stderr %q; want 0, AAPL's events and nothing on stderr", r.code, r.stderr)
+	}
+}
+
 // sdkEventTypes lists the SDK's stream event types: the exported types
 // with the methods of its Event interface, read from its source.
 func sdkEventTypes(t *testing.T) []string {
