@@ -38,19 +38,9 @@ without a price shows 0.`,
 				return err
 			}
 			return a.withClient(cmd, defaultTimeout, func(ctx context.Context, c *itick.Client) error {
-				books := map[itick.Product]itick.DepthBook{}
-				var errs batchErrors
-				for _, g := range groupsOf(products) {
-					got, err := a.depths(ctx, c, g, exchange)
-					for _, p := range g.products() {
-						if b, ok := lookup(got, p.Code); ok {
-							books[p] = b
-						}
-					}
-					if errs.add(g, err) {
-						break
-					}
-				}
+				books, errs := perGroup(products, func(g group) (map[string]itick.DepthBook, error) {
+					return a.depths(ctx, c, g, exchange)
+				})
 				if len(books) == 0 && errs.err() != nil {
 					return errs.err()
 				}

@@ -172,19 +172,9 @@ func (a *app) klinesLatest(cmd *cobra.Command, req klinesRequest) error {
 		opts = append(opts, itick.WithEnd(req.to))
 	}
 	return a.withClient(cmd, defaultTimeout, func(ctx context.Context, c *itick.Client) error {
-		candles := map[itick.Product][]itick.Kline{}
-		var errs batchErrors
-		for _, g := range req.groups {
-			got, err := marketOf(c, g.class).Klines(ctx, g.region, g.codes, req.interval, req.limit, opts...)
-			for _, p := range g.products() {
-				if ks, ok := lookup(got, p.Code); ok {
-					candles[p] = ks
-				}
-			}
-			if errs.add(g, err) {
-				break
-			}
-		}
+		candles, errs := perGroup(req.products, func(g group) (map[string][]itick.Kline, error) {
+			return marketOf(c, g.class).Klines(ctx, g.region, g.codes, req.interval, req.limit, opts...)
+		})
 		if len(candles) == 0 && errs.err() != nil {
 			return errs.err()
 		}

@@ -41,24 +41,12 @@ carry no change: those fields are empty (null in JSON and Parquet).`,
 				return err
 			}
 			return a.withClient(cmd, defaultTimeout, func(ctx context.Context, c *itick.Client) error {
-				got := map[itick.Product]itick.Quote{}
-				var errs batchErrors
-				for _, g := range groupsOf(products) {
-					var quotes map[string]itick.Quote
+				got, errs := perGroup(products, func(g group) (map[string]itick.Quote, error) {
 					if exchange != "" {
-						quotes, err = c.Stock.QuotesWith(ctx, g.region, g.codes, itick.WithQuoteExchange(exchange))
-					} else {
-						quotes, err = marketOf(c, g.class).Quotes(ctx, g.region, g.codes)
+						return c.Stock.QuotesWith(ctx, g.region, g.codes, itick.WithQuoteExchange(exchange))
 					}
-					for _, p := range g.products() {
-						if q, ok := lookup(quotes, p.Code); ok {
-							got[p] = q
-						}
-					}
-					if errs.add(g, err) {
-						break
-					}
-				}
+					return marketOf(c, g.class).Quotes(ctx, g.region, g.codes)
+				})
 				if len(got) == 0 && errs.err() != nil {
 					return errs.err() // nothing to write, not even a header
 				}
@@ -133,6 +121,26 @@ func productName(products []itick.Product, p itick.Product) string {
 		}
 	}
 	return p.Code
+}
+
+// perGroup makes fetch's batch call for each class and region of products
+// in turn, and gathers what they brought by product, and their failures.
+// A failure every later call would meet too ends the calls.
+func perGroup[V any](products []itick.Product, fetch func(g group) (map[string]V, error)) (map[itick.Product]V, *batchErrors) {
+	got := map[itick.Product]V{}
+	errs := &batchErrors{}
+	for _, g := range groupsOf(products) {
+		res, err := fetch(g)
+		for _, p := range g.products() {
+			if v, ok := lookup(res, p.Code); ok {
+				got[p] = v
+			}
+		}
+		if errs.add(g, err) {
+			break
+		}
+	}
+	return got, errs
 }
 
 // batchErrors gathers the failures of a command's batch calls, one per
