@@ -240,7 +240,7 @@ func TestKlinesDryRun(t *testing.T) {
 }
 
 // TestKlinesDryRunResume: with --resume, --dry-run counts what the file
-// lacks before its oldest candle, and the run sends no more.
+// lacks at both ends, and the run sends exactly that.
 func TestKlinesDryRunResume(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
@@ -261,10 +261,10 @@ func TestKlinesDryRunResume(t *testing.T) {
 	if r = runCLI(t, serverEnv(srv), early...); r.code != 0 {
 		t.Fatalf("exit code %d, stderr %q", r.code, r.stderr)
 	}
-	// Three months of hours before the file's oldest candle: five pages,
-	// and the file's newest candle asked again (a page), as API.md says
-	// WithResume tops a file up.
-	if sent := len(srv.Requests()) - before; sent > planned || planned > 6 {
+	// Three months of hours before the file's oldest candle: five pages;
+	// and the file's newest candle asked again, a page, as WithResume tops
+	// a file up.
+	if sent := len(srv.Requests()) - before; sent != planned || planned != 6 {
 		t.Errorf("--dry-run said %d requests, the run sent %d", planned, sent)
 	}
 }
