@@ -190,7 +190,12 @@ func (a *app) classify(cmd *cobra.Command, err error) (int, string) {
 			return exitRateLimited, fmt.Sprintf("the quota is spent: %s, or raise --timeout to wait for it%s",
 				tryAgain(d), keptNote(err))
 		}
-		return exitRateLimited, fmt.Sprintf("the quota is spent (%s): %s", text, tryAgain(d))
+		cause := text
+		var ke keptError
+		if errors.As(err, &ke) {
+			cause = detail(ke.err) // what was kept comes last
+		}
+		return exitRateLimited, fmt.Sprintf("the quota is spent (%s): %s%s", cause, tryAgain(d), keptNote(err))
 	case errors.Is(err, context.DeadlineExceeded) && quotaHit:
 		// The time ran out while the client waited after a 429, one
 		// without a Retry-After most often, so the error is the deadline's.

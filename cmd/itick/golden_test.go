@@ -22,6 +22,7 @@ func TestGolden(t *testing.T) {
 	}{
 		{"quote", []string{"quote", "stock", "US", "AAPL", "MSFT"}, nil},
 		{"quote-crypto", []string{"quote", "crypto", "BA", "BTCUSDT"}, nil},
+		{"quote-products", []string{"quote", "stock:US:AAPL", "crypto:BA:BTCUSDT", "forex:GB:EURUSD", "stock:HK:700"}, nil},
 		{"depth", []string{"depth", "stock", "HK", "700"}, nil},
 		{"depth-crypto", []string{"depth", "crypto", "BA", "BTCUSDT"}, nil},
 		{"klines", []string{"klines", "stock", "US", "AAPL", "MSFT", "--interval", "1d", "--limit", "5"}, nil},

@@ -268,3 +268,23 @@ func TestKlinesDryRunResume(t *testing.T) {
 		t.Errorf("--dry-run said %d requests, the run sent %d", planned, sent)
 	}
 }
+
+// TestKlinesQuotaEndsRange: a quota spent past what the SDK waits for ends
+// a range with exit code 5; the candles that arrived are written, and the
+// message says the command that goes on from them.
+func TestKlinesQuotaEndsRange(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, markettest.WithQuota(2), markettest.WithQuotaWindow(2*time.Minute))
+	file := filepath.Join(t.TempDir(), "btc.csv")
+	r := runCLI(t, serverEnv(srv), "klines", "crypto:BA:BTCUSDT", "--interval", "1h", "--from", "2025-01-01",
+		"--to", "2025-06-01", "--resume", file)
+	if r.code != exitRateLimited || !regexp.MustCompile(`^itick: the quota is spent \(.*HTTP 429.*\): try again in 2m0s \(at \S+\); `+
+		`incomplete, only the newest part of the range written: BTCUSDT; wrote the 1000 candles that arrived to \S+btc.csv, `+
+		`the newest part of each product's range; to go on: itick klines crypto:BA:BTCUSDT .*--resume \S+btc.csv\n$`).
+		MatchString(withoutSummary(t, r.stderr)) {
+		t.Errorf("exit code %d, stderr %q; want %d, what was written and how to go on", r.code, r.stderr, exitRateLimited)
+	}
+	if data, err := os.ReadFile(file); err != nil || strings.Count(string(data), "\n") != 1+2*itick.DefaultPageSize {
+		t.Errorf("the file holds %d lines, %v; want a header and the two pages that arrived", strings.Count(string(data), "\n"), err)
+	}
+}

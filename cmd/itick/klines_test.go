@@ -361,3 +361,50 @@ func TestKlinesRangeNamesIncompleteCodes(t *testing.T) {
 			rows, itick.DefaultPageSize)
 	}
 }
+
+// TestKlinesClosedOnlyAndAdjusted: on the simulator's clock (a Monday at
+// 14:30 UTC), --closed-only leaves out the day still forming, and --adjust
+// splits divides the prices before a listed split by its ratio, as the
+// SDK's WithSplitAdjusted does, marking every row.
+func TestKlinesClosedOnlyAndAdjusted(t *testing.T) {
+	t.Parallel()
+	last := func(r result) []string {
+		recs := csvTable(t, r.stdout).rows
+		return recs[len(recs)-1]
+	}
+	args := []string{"--sim", "klines", "stock", "US", "AAPL", "--interval", "1d", "--limit", "3", "--format", "csv"}
+	if r := runCLI(t, nil, args...); r.code != 0 || last(r)[3] != "2025-06-02T00:00:00Z" {
+		t.Errorf("without --closed-only: exit code %d, last row %q; want today's", r.code, last(r))
+	}
+	if r := runCLI(t, nil, append(args, "--closed-only")...); r.code != 0 || last(r)[3] != "2025-05-30T00:00:00Z" {
+		t.Errorf("with --closed-only: exit code %d, last row %q; want Friday's", r.code, last(r))
+	}
+
+	split := markettest.NewGenerator(1).Splits(itick.RegionUS, fixedNow)[3]
+	var a, b float64
+	if _, err := fmt.Sscanf(split.Ratio, "%g:%g", &a, &b); err != nil {
+		t.Fatal(err)
+	}
+	from, to := split.ExDate.AddDate(0, 0, -7).Format(time.DateOnly), split.ExDate.AddDate(0, 0, 7).Format(time.DateOnly)
+	base := []string{"--sim", "klines", "stock:US:" + split.Code, "--interval", "1d", "--from", from, "--to", to, "--format", "csv"}
+	raw, adj := runCLI(t, nil, base...), runCLI(t, nil, append(base, "--adjust", "splits")...)
+	rawRows, adjTable := csvTable(t, raw.stdout).rows, csvTable(t, adj.stdout)
+	if raw.code != 0 || adj.code != 0 || len(rawRows) < 5 || len(rawRows) != len(adjTable.rows) ||
+		adjTable.columns[len(adjTable.columns)-1] != splitColumn {
+		t.Fatalf("exit codes %d and %d, %d and %d rows, columns %q", raw.code, adj.code, len(rawRows), len(adjTable.rows), adjTable.columns)
+	}
+	for i, row := range rawRows {
+		at, _ := time.Parse(time.RFC3339, row[3])
+		f := 1.0
+		if at.Before(split.ExDate) {
+			f = a / b
+		}
+		open, _ := strconv.ParseFloat(row[4], 64)
+		vol, _ := strconv.ParseFloat(row[8], 64)
+		got := adjTable.rows[i]
+		if got[4] != text(open/f) || got[8] != text(vol*f) || got[9] != row[9] || got[10] != fixedNow.Format(time.RFC3339) {
+			t.Errorf("%s %s, row of %s: raw %q, adjusted %q; want open / %g, volume * %g, turnover kept, adjusted as of now",
+				split.Code, split.Ratio, row[3], row, got, f, f)
+		}
+	}
+}
