@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -166,38 +164,6 @@ func TestKlinesResumeRefusals(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(file); !bytes.Equal(before, after) {
 		t.Error("a refused command changed the file")
-	}
-}
-
-// TestWriteFileAtomic: a write that fails half-way leaves the file as it
-// was and no temporary file beside it.
-func TestWriteFileAtomic(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "candles.csv")
-	if err := os.WriteFile(path, []byte("old\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	boom := errors.New("boom")
-	err := writeFileAtomic(path, func(w io.Writer) error {
-		w.Write(bytes.Repeat([]byte("new row\n"), 1<<18)) //nolint:errcheck // the half written
-		return boom
-	})
-	if !errors.Is(err, boom) {
-		t.Fatalf("err %v, want boom", err)
-	}
-	if got, _ := os.ReadFile(path); string(got) != "old\n" {
-		t.Errorf("the file holds %d bytes after a failed write; want the old ones", len(got))
-	}
-	if err := writeFileAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err }); err != nil {
-		t.Fatal(err)
-	}
-	fi, err := os.Stat(path)
-	if got, _ := os.ReadFile(path); string(got) != "new\n" || err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("after a write: %q, mode %v, %v; want the new bytes and the old mode", got, fi.Mode(), err)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("%d files in the folder, want the one", len(entries))
 	}
 }
 

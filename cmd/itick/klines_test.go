@@ -248,36 +248,6 @@ func TestKlinesInterruptLeavesValidCSV(t *testing.T) {
 	}
 }
 
-// TestWriteKlinesCut checks what is written after a Ctrl-C: every candle
-// that arrived, and after a second one nothing more than whole rows.
-func TestWriteKlinesCut(t *testing.T) {
-	t.Parallel()
-	a, b := itick.Product{Class: itick.AssetStock, Region: itick.RegionUS, Code: "A"},
-		itick.Product{Class: itick.AssetCrypto, Region: itick.RegionBA, Code: "B"}
-	candles := map[itick.Product][]itick.Kline{
-		a: {{Time: fixedNow, Open: 1, High: 2, Low: 0.5, Close: 1.5, Volume: 10, Turnover: 15}},
-		b: {{Time: fixedNow, Open: 3, High: 4, Low: 2.5, Close: 3.5, Volume: 20, Turnover: 70}},
-	}
-	header := "class,region,code,time,open,high,low,close,volume,turnover\n"
-	for _, c := range []struct {
-		signals int32
-		want    string
-		n       int
-	}{
-		{1, header + "stock,US,A,2025-06-02T14:30:00Z,1,2,0.5,1.5,10,15\ncrypto,BA,B,2025-06-02T14:30:00Z,3,4,2.5,3.5,20,70\n", 2},
-		{2, header, 0},
-	} {
-		var out strings.Builder
-		app := &app{stdout: newLineRedactor(&out, ""), sig: &interrupts{}, format: formatCSV}
-		app.sig.count.Store(c.signals)
-		n, err := app.writeCandles(newKlineSink(app.writer(), formatCSV, itick.OneDay, ""), []itick.Product{a, b}, candles, true)
-		app.stdout.Flush()
-		if err != nil || n != c.n || out.String() != c.want {
-			t.Errorf("after %d signals: %d rows, %v, output %q; want %d rows, %q", c.signals, n, err, out.String(), c.n, c.want)
-		}
-	}
-}
-
 // refusePages puts a server in front of srv that lets the first `after`
 // requests that match through and answers HTTP 400 to the later ones,
 // and returns the environment that points a command at it.
