@@ -194,8 +194,9 @@ func (a *app) dropSplitSince(ctx context.Context, c *itick.Client, req klinesReq
 
 // writeRange writes the candles of a range: to --resume's file, anew and
 // atomically, when anything arrived (the file stays as it was otherwise),
-// or to stdout. After an interrupt (cut) a second one stops the writing
-// at a row boundary.
+// or to stdout. After an interrupt (cut) a second one stops the writing to
+// stdout at a row boundary; the file is written whole, since it holds the
+// candles of earlier runs too, and a third Ctrl-C leaves it as it was.
 func (a *app) writeRange(req klinesRequest, asOf string, out map[itick.Product][]itick.Kline, cut, arrived bool) (int, error) {
 	if req.resume == "" {
 		return a.writeCandles(a.klineSink(req, asOf), req.products, out, cut)
@@ -206,7 +207,7 @@ func (a *app) writeRange(req klinesRequest, asOf string, out map[itick.Product][
 	}
 	err := writeFileAtomic(req.resume, func(w io.Writer) error {
 		var err error
-		n, err = a.writeCandles(newKlineSink(w, req.format, req.interval, asOf), req.products, out, cut)
+		n, err = a.writeCandles(newKlineSink(w, req.format, req.interval, asOf), req.products, out, false)
 		return err
 	})
 	return n, err

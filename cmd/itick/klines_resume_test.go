@@ -254,3 +254,25 @@ func TestKlinesQuotaEndsRange(t *testing.T) {
 		t.Errorf("the file holds %d lines, %v; want a header and the two pages that arrived", strings.Count(string(data), "\n"), err)
 	}
 }
+
+// TestKlinesResumeOlderFile: a file of an earlier version, without class
+// and region columns, is resumed by a command of one class and region, and
+// comes out in today's columns.
+func TestKlinesResumeOlderFile(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	file := filepath.Join(t.TempDir(), "aapl.csv")
+	old := "code,time,open,high,low,close,volume,turnover\n" +
+		"AAPL,2025-05-30T00:00:00Z,150,151,149,150.5,1000,150500\n"
+	if err := os.WriteFile(file, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, serverEnv(srv), "klines", "stock", "US", "AAPL", "--interval", "1d", "--from", "2025-05-26", "--to", "2025-06-01",
+		"--resume", file)
+	data, _ := os.ReadFile(file)
+	want := regexp.MustCompile(`^class,region,code,time,open,high,low,close,volume,turnover\n` +
+		`(stock,US,AAPL,2025-05-2[6-9]T00:00:00Z,[0-9.,]+\n){3}stock,US,AAPL,2025-05-30T00:00:00Z,[0-9.,]+\n$`)
+	if r.code != 0 || !want.Match(data) {
+		t.Errorf("exit code %d, stderr %q, file:\n%s", r.code, r.stderr, data)
+	}
+}
