@@ -180,7 +180,7 @@ func (m market) kline(ctx context.Context, region Region, code string, interval 
 	}
 	sortKlines(data.klines)
 	ks := req.keep(data.klines)
-	if err := splits.adjust(q.Get("code"), ks, m.c.Now()); err != nil {
+	if err := splits.adjust(q.Get("code"), ks); err != nil {
 		return nil, err
 	}
 	return ks, nil
@@ -220,7 +220,7 @@ func (m market) klines(ctx context.Context, region Region, codes []string, inter
 		sortKlines(ks)
 		out[code] = req.keep(ks)
 	}
-	return out, withFailed(err, splits.adjustAll(out, m.c.Now()))
+	return out, withFailed(err, splits.adjustAll(out))
 }
 
 // DefaultPageSize is the number of candles a range call asks for per

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"time"
 
 	"github.com/d19c4e34/itick/internal/batch"
 )
@@ -21,8 +20,9 @@ import (
 // once per region and trading day of the client (its clock, WithClock,
 // says which day) and shared by every call and goroutine. A candle that
 // starts on an ex-date is after the split and is not adjusted for it; a
-// split whose ex-date is after the client's now has not happened yet and
-// is left out; a code matches its splits whatever its case. A candle
+// split the service lists ahead of its ex-date applies to every candle
+// before it, so adjusted prices are already at its shares; a code matches
+// its splits whatever its case. A candle
 // longer than a day that spans an ex-date (a week, a month) is adjusted as
 // a whole, as its start says. A record whose ratio is not two positive
 // numbers "a:b" is an error for the codes it names, never skipped. With
@@ -99,7 +99,7 @@ func (m market) adjustRange(ctx context.Context, run *rangeRun, region Region, c
 	if err != nil {
 		return nil, err
 	}
-	run.splits, run.now = splits, m.c.Now()
+	run.splits = splits
 	var failed []ChunkError
 	for _, code := range codes {
 		if err := splits.check(code); err != nil {
@@ -110,10 +110,10 @@ func (m market) adjustRange(ctx context.Context, run *rangeRun, region Region, c
 }
 
 // adjust divides the prices and multiplies the volumes of code's candles by
-// the ratios of its splits after each candle's time and at or before now.
+// the ratios of its splits after each candle's time.
 // It changes ks in place, or returns the error of a split of code it
 // cannot read.
-func (rs regionSplits) adjust(code string, ks []Kline, now time.Time) error {
+func (rs regionSplits) adjust(code string, ks []Kline) error {
 	if err := rs.check(code); err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (rs regionSplits) adjust(code string, ks []Kline, now time.Time) error {
 	for i := range ks {
 		f := 1.0
 		for _, s := range splits {
-			if s.exDate.After(ks[i].Time) && !s.exDate.After(now) {
+			if s.exDate.After(ks[i].Time) {
 				f *= s.ratio
 			}
 		}
@@ -146,13 +146,13 @@ func (rs regionSplits) check(code string) error {
 
 // adjustAll adjusts every code's candles in got and takes the codes whose
 // splits cannot be read out of it, returning them with their errors.
-func (rs regionSplits) adjustAll(got map[string][]Kline, now time.Time) []ChunkError {
+func (rs regionSplits) adjustAll(got map[string][]Kline) []ChunkError {
 	if rs == nil {
 		return nil
 	}
 	var failed []ChunkError
 	for code, ks := range got {
-		if err := rs.adjust(code, ks, now); err != nil {
+		if err := rs.adjust(code, ks); err != nil {
 			delete(got, code)
 			failed = append(failed, ChunkError{Codes: []string{code}, Err: err})
 		}

@@ -33,14 +33,15 @@ func candleJSON(t time.Time, o, h, l, c, v, tu float64) string {
 }
 
 // adjustNow is the clock of the mock tests: after every split they serve
-// but the one marked as still to come.
+// but the one listed ahead of its ex-date.
 var adjustNow = time.Date(2025, 6, 20, 15, 0, 0, 0, time.UTC)
 
 // TestSplitAdjusted_Rules: prices divided and volume multiplied by the
 // ratios of the splits after each candle's time; a reverse split
 // multiplies prices; a candle starting on the ex-date is after the split;
-// a split after the client's now is not applied yet; turnover stays; the
-// code matches its splits in any case.
+// a split listed ahead of its ex-date (after the client's now) applies to
+// every candle before it; turnover stays; the code matches its splits in
+// any case.
 func TestSplitAdjusted_Rules(t *testing.T) {
 	t.Parallel()
 	c, mt := newMockClient(t, testToken, itick.WithClock(func() time.Time { return adjustNow }))
@@ -48,7 +49,7 @@ func TestSplitAdjusted_Rules(t *testing.T) {
 	mt.RegisterResponder("GET", mockBase+"/stock/split", body(200, splitListing(
 		splitRecord(date(2025, 6, 3), "aapl", "4:1"),  // before d2 only
 		splitRecord(date(2025, 6, 5), "AAPL", "1:10"), // before d4: d1 to d3
-		splitRecord(date(2025, 7, 1), "AAPL", "2:1"),  // after the client's now: not yet
+		splitRecord(date(2025, 7, 1), "AAPL", "2:1"),  // listed ahead: before every candle
 		splitRecord(date(2025, 6, 4), "MSFT", "3:1"),  // another code
 	)))
 	candles := "[" + strings.Join([]string{
@@ -62,14 +63,16 @@ func TestSplitAdjusted_Rules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	four, tenth, two := 4.0, 0.1, 2.0 // the ratios, multiplied at run time as the SDK does
+	f1, f2, f4 := four*tenth*two, tenth*two, two
 	want := []itick.Kline{
-		// Before the 4:1 and the 1:10: / (4 * 0.1).
-		{Time: d1, Open: 400 / 0.4, High: 420 / 0.4, Low: 396 / 0.4, Close: 408 / 0.4, Volume: 1000 * 0.4, Turnover: 408000},
-		// Before the 1:10 only; the 4:1 is on its day.
-		{Time: d2, Open: 102 / 0.1, High: 104 / 0.1, Low: 100 / 0.1, Close: 103 / 0.1, Volume: 4100 * 0.1, Turnover: 422300},
-		{Time: d3, Open: 103 / 0.1, High: 105 / 0.1, Low: 101 / 0.1, Close: 104 / 0.1, Volume: 3900 * 0.1, Turnover: 405600},
-		// After both: as it came.
-		{Time: d4, Open: 1040, High: 1050, Low: 1030, Close: 1045, Volume: 390, Turnover: 407550},
+		// Before the 4:1, the 1:10 and the 2:1.
+		{Time: d1, Open: 400 / f1, High: 420 / f1, Low: 396 / f1, Close: 408 / f1, Volume: 1000 * f1, Turnover: 408000},
+		// Before the 1:10 and the 2:1; the 4:1 is on its day.
+		{Time: d2, Open: 102 / f2, High: 104 / f2, Low: 100 / f2, Close: 103 / f2, Volume: 4100 * f2, Turnover: 422300},
+		{Time: d3, Open: 103 / f2, High: 105 / f2, Low: 101 / f2, Close: 104 / f2, Volume: 3900 * f2, Turnover: 405600},
+		// After both, before the 2:1.
+		{Time: d4, Open: 1040 / f4, High: 1050 / f4, Low: 1030 / f4, Close: 1045 / f4, Volume: 390 * f4, Turnover: 407550},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("adjusted candles (-want +got):\n%s", diff)

@@ -134,7 +134,6 @@ type rangeRun struct {
 	mu     sync.Mutex // one page at a time, so progress is never reported concurrently
 
 	splits regionSplits // WithSplitAdjusted's; nil without it
-	now    time.Time    // the client's, when the call began
 }
 
 // newRangeRun starts the run of codes, with what WithResume gave of each.
@@ -154,7 +153,7 @@ func (run *rangeRun) page(ctx context.Context, got map[string][]Kline, ch span.C
 	for _, ks := range got {
 		sortKlines(ks)
 	}
-	run.splits.adjustAll(got, run.now) // never fails: codes with unreadable splits are not asked for
+	run.splits.adjustAll(got) // never fails: codes with unreadable splits are not asked for
 	added := run.Page(got, ch)
 	p := run.Progress()
 	if run.logger != nil && run.logger.Enabled(ctx, slog.LevelDebug) {

@@ -175,14 +175,13 @@ func (a *app) dropSplitSince(ctx context.Context, c *itick.Client, req klinesReq
 	if err != nil {
 		return invalidf("--resume %s: %s %q is not an RFC 3339 time", req.resume, splitColumn, asOf)
 	}
-	now := c.Now()
 	for _, g := range req.groups {
 		for r, err := range c.Stock.Splits(ctx, g.region) {
 			if err != nil {
 				return fmt.Errorf("the splits since the file was adjusted: %w", err)
 			}
 			p := itick.Product{Class: g.class, Region: g.region, Code: strings.TrimSpace(r.Code)}
-			if r.ExDate.After(since) && !r.ExDate.After(now) && len(have[p]) > 0 {
+			if r.ExDate.After(since) && len(have[p]) > 0 {
 				fmt.Fprintf(a.stderr, "itick: %s split %s on %s, after the file was adjusted: fetching it again whole\n",
 					p, r.Ratio, r.ExDate.UTC().Format(time.RFC3339))
 				delete(have, p)
